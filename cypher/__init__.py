@@ -1,0 +1,34 @@
+"""Every Cypher statement the product runs, as named `.cypher` files.
+
+`load("queries/turns_write")` returns the text of `cypher/queries/turns_write.cypher`.
+Migrations are numbered files under `migrations/`, applied in order. The same files can be
+pasted into Neo4j Browser (parameters as `:param name => value`).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+_ROOT = resources.files(__name__)
+
+
+@cache
+def load(name: str) -> str:
+    """The text of `cypher/<name>.cypher`, with comment lines removed."""
+    resource = _ROOT.joinpath(*f"{name}.cypher".split("/"))
+    if not resource.is_file():
+        raise KeyError(f"no Cypher file named {name!r} under cypher/")
+    lines = [ln for ln in resource.read_text("utf-8").splitlines() if not ln.lstrip().startswith("//")]
+    return "\n".join(lines).strip()
+
+
+def statements(name: str) -> list[str]:
+    """The `;`-separated statements of a file (schema and migration files hold several)."""
+    return [s.strip() for s in load(name).split(";") if s.strip()]
+
+
+def migrations() -> list[str]:
+    """Names of the migration files, in the order they apply."""
+    folder = _ROOT.joinpath("migrations")
+    return sorted(f"migrations/{p.name[:-7]}" for p in folder.iterdir() if p.name.endswith(".cypher"))

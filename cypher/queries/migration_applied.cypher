@@ -1,0 +1,1 @@
+MATCH (m:Migration) RETURN m.id AS id, m.checksum AS checksum

@@ -1,0 +1,2 @@
+MERGE (m:Migration {id: $id})
+SET m.checksum = $checksum, m.applied_at = datetime()

@@ -1,0 +1,3 @@
+MATCH (t:Turn {id: $id})
+WHERE t.namespace = $namespace
+RETURN t {.id, .namespace, .session_id, .idx, .role, .speaker, .text, .ts, .external_id, .embedding_model} AS turn

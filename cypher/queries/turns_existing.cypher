@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (t:Turn {id: id})
+RETURN t.id AS id

@@ -1,0 +1,13 @@
+// New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector.
+UNWIND $turns AS row
+MATCH (s:Session {namespace: row.namespace, id: row.session_id})
+MERGE (t:Turn {id: row.id})
+  ON CREATE SET t.namespace = row.namespace, t.session_id = row.session_id, t.idx = row.idx,
+                t.role = row.role, t.speaker = row.speaker, t.text = row.text, t.ts = row.ts, t.external_id = row.external_id,
+                t.embedding_model = row.embedding_model, t.created_at = datetime()
+MERGE (s)-[:HAS_TURN]->(t)
+WITH t, row
+CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
+WITH t, row WHERE row.prev_id IS NOT NULL
+MATCH (p:Turn {id: row.prev_id})
+MERGE (p)-[:NEXT]->(t)

@@ -1,0 +1,2 @@
+// Used by `kg reembed` before the embedder's dimension changes.
+DROP INDEX turn_embedding IF EXISTS;

@@ -1,0 +1,4 @@
+// Vector indexes sized by the configured embedder ($dim). Applied at every start-up (idempotent)
+// and rebuilt by `kg reembed` when the embedder changes. Later labels add their index here.
+CREATE VECTOR INDEX turn_embedding IF NOT EXISTS FOR (t:Turn) ON t.embedding
+  OPTIONS {indexConfig: {`vector.dimensions`: $dim, `vector.similarity_function`: 'cosine'}};

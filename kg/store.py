@@ -1,0 +1,158 @@
+"""The Neo4j store: the one place that talks to the driver.
+
+Statements come from `cypher/` by name; values are always parameters. Labels and relationship
+types only ever come from those files. The store also owns the schema: migrations (recorded as
+`(:Migration)` nodes) and the embedding space the vector indexes are sized for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, TypeVar
+
+import neo4j
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+import cypher
+from kg.config import Settings
+from kg.neo4j_local import LocalNeo4j
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used as configured; the message says why and what to do."""
+
+
+class EmbedderMismatch(StoreError):
+    pass
+
+
+@dataclass(frozen=True)
+class Connection:
+    uri: str
+    user: str
+    password: str | None
+    database: str
+    managed: bool
+
+
+def resolve_connection(settings: Settings, start: bool = True) -> Connection:
+    """Configured URI, or the managed local server (started when `start`)."""
+    cfg = settings.neo4j
+    password = cfg.password.get_secret_value() if cfg.password else None
+    if cfg.uri:
+        return Connection(cfg.uri, cfg.user, password, cfg.database, managed=False)
+    local = LocalNeo4j(cfg.local, password)
+    if start:
+        local.start(echo=log.info)
+    return Connection(local.bolt_uri, cfg.user, local.password(), cfg.database, managed=True)
+
+
+class Store:
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self.driver = driver
+        self.database = database
+
+    @classmethod
+    async def connect(cls, settings: Settings) -> "Store":
+        conn = resolve_connection(settings)
+        auth = (conn.user, conn.password) if conn.password is not None else None
+        driver = AsyncGraphDatabase.driver(
+            conn.uri, auth=auth, max_connection_pool_size=50, notifications_min_severity="OFF"
+        )
+        try:
+            await driver.verify_connectivity()
+        except AuthError as exc:
+            await driver.close()
+            hint = ("the local database keeps the password it was first started with (see "
+                    f"{settings.neo4j.local.data_dir}/neo4j/password)") if conn.managed else "check NEO4J_PASSWORD"
+            raise StoreError(f"Neo4j at {conn.uri} refused the credentials of user {conn.user!r}: {hint}") from exc
+        except (ServiceUnavailable, OSError) as exc:
+            await driver.close()
+            raise StoreError(f"cannot reach Neo4j at {conn.uri}: {exc}") from exc
+        return cls(driver, conn.database)
+
+    async def close(self) -> None:
+        await self.driver.close()
+
+    # -- statements -------------------------------------------------------------------------
+    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        records, _, _ = await self.driver.execute_query(
+            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+        )
+        return [r.data() for r in records]
+
+    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        records, _, _ = await self.driver.execute_query(cypher.load(name), params, database_=self.database)
+        return [r.data() for r in records]
+
+    async def autocommit(self, name: str, **params: Any) -> None:
+        """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`)."""
+        async with self.driver.session(database=self.database) as session:
+            result = await session.run(cypher.load(name), params)
+            await result.consume()
+
+    async def transaction(self, work: Callable[["Tx"], Awaitable[T]]) -> T:
+        """Run `work` in one write transaction, retried as a whole on transient errors (deadlocks)."""
+
+        async def unit(tx: AsyncManagedTransaction) -> T:
+            return await work(Tx(tx))
+
+        async with self.driver.session(database=self.database) as session:
+            return await session.execute_write(unit)
+
+    # -- schema -----------------------------------------------------------------------------
+    async def migrate(self, embedder_name: str, dim: int) -> list[str]:
+        """Apply pending migrations, check the embedding space, ensure vector indexes. Idempotent."""
+        applied = {r["id"]: r["checksum"] for r in await self.read("queries/migration_applied")}
+        done: list[str] = []
+        for name in cypher.migrations():
+            checksum = hashlib.sha256(cypher.load(name).encode()).hexdigest()[:16]
+            if name in applied:
+                continue
+            for statement in cypher.statements(name):
+                await self.driver.execute_query(statement, database_=self.database)
+            await self.write("queries/migration_record", id=name, checksum=checksum)
+            done.append(name)
+        await self.check_embedding_space(embedder_name, dim)
+        for statement in cypher.statements("schema/vector_indexes"):
+            await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
+        await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+        return done
+
+    async def check_embedding_space(self, embedder_name: str, dim: int) -> None:
+        rows = await self.read("queries/embedding_space_get")
+        if not rows:
+            await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+            return
+        stored = rows[0]
+        if stored["model"] != embedder_name or stored["dim"] != dim:
+            raise EmbedderMismatch(
+                f"this database holds {stored['model']} vectors (dim {stored['dim']}) but the configured "
+                f"embedder is {embedder_name} (dim {dim}). Run `kg reembed` to re-embed everything and rebuild "
+                "the vector indexes, or switch [embedding] back."
+            )
+
+    async def rebuild_vector_indexes(self, embedder_name: str, dim: int) -> None:
+        for statement in cypher.statements("schema/drop_vector_indexes"):
+            await self.driver.execute_query(statement, database_=self.database)
+        await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+        for statement in cypher.statements("schema/vector_indexes"):
+            await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
+        await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+
+
+class Tx:
+    """A write transaction handed to `Store.transaction` work; statements by name only."""
+
+    def __init__(self, tx: AsyncManagedTransaction) -> None:
+        self._tx = tx
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        result = await self._tx.run(cypher.load(name), params)
+        return await result.data()
