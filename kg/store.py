@@ -109,20 +109,23 @@ class Store:
     # -- schema -----------------------------------------------------------------------------
     async def migrate(self, embedder_name: str, dim: int) -> list[str]:
         """Apply pending migrations, check the embedding space, ensure vector indexes. Idempotent."""
-        applied = {r["id"]: r["checksum"] for r in await self.read("queries/migration_applied")}
+        done = await self.migrate_structure()
+        await self.check_embedding_space(embedder_name, dim)
+        await self.ensure_vector_indexes(dim)
+        return done
+
+    async def migrate_structure(self) -> list[str]:
+        """Apply the numbered files of `cypher/migrations/` not yet recorded as `(:Migration)`."""
+        applied = {r["id"] for r in await self.read("queries/migration_applied")}
         done: list[str] = []
         for name in cypher.migrations():
-            checksum = hashlib.sha256(cypher.load(name).encode()).hexdigest()[:16]
             if name in applied:
                 continue
             for statement in cypher.statements(name):
                 await self.driver.execute_query(statement, database_=self.database)
+            checksum = hashlib.sha256(cypher.load(name).encode()).hexdigest()[:16]
             await self.write("queries/migration_record", id=name, checksum=checksum)
             done.append(name)
-        await self.check_embedding_space(embedder_name, dim)
-        for statement in cypher.statements("schema/vector_indexes"):
-            await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
-        await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
         return done
 
     async def check_embedding_space(self, embedder_name: str, dim: int) -> None:
@@ -138,13 +141,20 @@ class Store:
                 "the vector indexes, or switch [embedding] back."
             )
 
-    async def rebuild_vector_indexes(self, embedder_name: str, dim: int) -> None:
-        for statement in cypher.statements("schema/drop_vector_indexes"):
-            await self.driver.execute_query(statement, database_=self.database)
-        await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+    async def ensure_vector_indexes(self, dim: int) -> None:
         for statement in cypher.statements("schema/vector_indexes"):
             await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+
+    async def drop_vector_indexes(self) -> None:
+        for statement in cypher.statements("schema/drop_vector_indexes"):
+            await self.driver.execute_query(statement, database_=self.database)
+
+    async def rebuild_vector_indexes(self, embedder_name: str, dim: int) -> None:
+        """After a re-embed: record the new embedding space and build its indexes."""
+        await self.drop_vector_indexes()
+        await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+        await self.ensure_vector_indexes(dim)
 
 
 class Tx:

@@ -1,0 +1,1 @@
+MATCH (t:Turn) RETURN count(t) AS count

@@ -1,0 +1,285 @@
+"""The `kg` command line: the local server, schema, ingestion, search, status."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Coroutine, Iterator, Optional, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ingest.loaders import Rejected, read_jsonl, read_locomo
+from kg.config import load_settings
+from kg.embeddings import EmbeddingError
+from kg.memory import AsyncMemory
+from kg.models import IngestReport, Message
+from kg.neo4j_local import LocalNeo4j, LocalServerError
+from kg.store import Store, StoreError
+
+app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True)
+neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+console = Console()
+err = Console(stderr=True)
+T = TypeVar("T")
+
+DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return asyncio.run(coro)
+    except (LocalServerError, StoreError, EmbeddingError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+
+
+def _local() -> LocalNeo4j:
+    cfg = load_settings().neo4j
+    return LocalNeo4j(cfg.local, cfg.password.get_secret_value() if cfg.password else None)
+
+
+@app.callback()
+def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what happens.")) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+# -- neo4j ---------------------------------------------------------------------------------------
+@neo4j_app.command("install")
+def neo4j_install() -> None:
+    """Resolve Neo4j and Neo4j Browser from Maven Central into the cache folder."""
+    try:
+        with console.status("Resolving Neo4j with Maven (first time only)..."):
+            lib = _local().install(echo=console.print)
+    except LocalServerError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    console.print(f"Neo4j jars in {lib}")
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Start the local server (installing it first if needed); waits until Bolt answers."""
+    local = _local()
+    try:
+        if local.pid() is not None:
+            console.print(f"already running (pid {local.pid()}) at {local.bolt_uri}; Browser {local.browser_url}")
+            return
+        with console.status("Starting Neo4j..."):
+            local.start(echo=console.print)
+    except LocalServerError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    if local.password():
+        console.print(f"user neo4j, password in {local.password_file}" if not load_settings().neo4j.password
+                      else "user neo4j, password from configuration")
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local server (SIGTERM, then SIGKILL after the timeout)."""
+    if not _local().stop(echo=console.print):
+        console.print("not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    """Is the local server installed and running, and where are its logs."""
+    st = _local().status()
+    console.print(f"Neo4j {st.version}: {'installed' if st.installed else 'not installed'}, "
+                  f"{'running (pid %d)' % st.pid if st.running else 'not running'}")
+    console.print(f"bolt {st.bolt_uri}  browser {st.browser_url}\nhome {st.home}\nlog  {st.log_file}")
+    if not st.running:
+        raise typer.Exit(1)
+
+
+# -- schema and status ---------------------------------------------------------------------------
+@app.command()
+def migrate() -> None:
+    """Apply pending schema migrations and check the embedding space."""
+
+    async def go() -> None:
+        async with AsyncMemory() as memory:
+            rows = await memory.store.read("queries/migration_applied")
+        console.print(f"{len(rows)} migrations applied: " + ", ".join(sorted(r["id"] for r in rows)))
+
+    _run(go())
+
+
+@app.command()
+def status() -> None:
+    """Server, node counts per label and index states."""
+    settings = load_settings()
+
+    async def go() -> None:
+        if settings.neo4j.uri is None and _local().pid() is None:
+            err.print("the local Neo4j is not running: `kg neo4j start`")
+            raise typer.Exit(1)
+        store = await Store.connect(settings)
+        try:
+            counts = await store.read("queries/status_counts")
+            indexes = await store.read("queries/status_indexes")
+            space = await store.read("queries/embedding_space_get")
+        finally:
+            await store.close()
+        console.print(f"database {settings.neo4j.database} at {settings.neo4j.uri or _local().bolt_uri}")
+        if space:
+            console.print(f"embedding space: {space[0]['model']} (dim {space[0]['dim']})")
+        table = Table("label", "nodes")
+        for row in counts:
+            table.add_row(row["label"], str(row["count"]))
+        console.print(table)
+        idx = Table("index", "type", "on", "state")
+        for row in indexes:
+            on = f"{','.join(row['labelsOrTypes'] or [])}({','.join(row['properties'] or [])})"
+            idx.add_row(row["name"], row["type"], on, f"{row['state']} {row['populationPercent']:.0f}%")
+        console.print(idx)
+
+    _run(go())
+
+
+# -- ingestion -----------------------------------------------------------------------------------
+@app.command()
+def ingest(
+    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL messages or a LoCoMo JSON file."),
+    fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl or locomo."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", "-n",
+                                            help="jsonl: default namespace; locomo: namespace prefix."),
+) -> None:
+    """Ingest messages. Bad lines are reported with file:line and skipped; exit code 1 if any."""
+    settings = load_settings()
+    if fmt == "jsonl":
+        source: Iterator[Message | Rejected] = read_jsonl(file, namespace, settings.ingest.max_text_chars)
+    elif fmt == "locomo":
+        source = read_locomo(file, namespace or "locomo")
+    else:
+        err.print(f"[red]error:[/] unknown format {fmt!r}; use jsonl or locomo")
+        raise typer.Exit(2)
+    report = _run(_ingest(source))
+    for rejection in report.rejected:
+        err.print(f"[yellow]rejected[/] {rejection}")
+    console.print(f"received {report.received}, new turns {report.written}, already stored {report.existing}, "
+                  f"sessions {report.sessions}, rejected {len(report.rejected)}")
+    if report.rejected:
+        raise typer.Exit(1)
+
+
+async def _ingest(source: Iterator[Message | Rejected]) -> IngestReport:
+    rejected: list[str] = []
+
+    def messages() -> Iterator[Message]:
+        for item in source:
+            if isinstance(item, Rejected):
+                rejected.append(str(item))
+            else:
+                yield item
+
+    with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("turns"),
+                  TimeElapsedColumn(), console=console, transient=False) as progress:
+        task = progress.add_task("ingest", total=None)
+        async with AsyncMemory() as memory:
+            report = await memory.ingest(messages(), on_batch=lambda r: progress.advance(task, r.received))
+    report.rejected.extend(rejected)
+    return report
+
+
+@app.command()
+def reembed() -> None:
+    """Re-embed every turn with the configured embedder and rebuild the vector indexes."""
+    from ingest.reembed import reembed as run_reembed
+
+    with Progress(TextColumn("re-embed"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as progress:
+        task = progress.add_task("reembed", total=None)
+        done = _run(run_reembed(load_settings(), lambda n, total: progress.update(task, completed=n, total=total)))
+    console.print(f"re-embedded {done} turns")
+
+
+# -- reading -------------------------------------------------------------------------------------
+@app.command()
+def search(
+    query: str = typer.Argument(...),
+    namespace: str = typer.Option(..., "--namespace", "-n"),
+    k: int = typer.Option(5, "--k", "-k", min=1, max=1000),
+    method: str = typer.Option("vector", "--method", "-m", help="vector or fulltext."),
+) -> None:
+    """Search the turns of a namespace."""
+
+    async def go() -> None:
+        async with AsyncMemory() as memory:
+            hits = await memory.search_turns(namespace, query, k, method)  # type: ignore[arg-type]
+        _print_hits(query, method, hits)
+
+    if method not in ("vector", "fulltext"):
+        err.print(f"[red]error:[/] unknown method {method!r}; use vector or fulltext")
+        raise typer.Exit(2)
+    _run(go())
+
+
+def _print_hits(query: str, method: str, hits: list) -> None:
+    table = Table(title=f"{method}: {query}", show_lines=False)
+    for col in ("score", "session", "when", "speaker", "text"):
+        table.add_column(col, overflow="fold")
+    for h in hits:
+        t = h.turn
+        table.add_row(f"{h.score:.3f}", t.session_id, t.ts.strftime("%Y-%m-%d %H:%M"), t.speaker or t.role,
+                      t.text if len(t.text) < 160 else t.text[:157] + "...")
+    console.print(table)
+
+
+@app.command()
+def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int = 20) -> None:
+    """The latest sessions of a namespace."""
+
+    async def go() -> None:
+        async with AsyncMemory() as memory:
+            rows = await memory.sessions(namespace, limit)
+        table = Table("session", "started", "ended", "messages", "status")
+        for s in rows:
+            table.add_row(s.id, f"{s.started_at:%Y-%m-%d %H:%M}", f"{s.ended_at:%Y-%m-%d %H:%M}",
+                          str(s.message_count), s.status)
+        console.print(table)
+
+    _run(go())
+
+
+# -- demo ----------------------------------------------------------------------------------------
+DEMO_QUERIES = [
+    ("demo-acme", "which database did we pick for the analytics service?", "vector"),
+    ("demo-acme", "where does the user live now?", "vector"),
+    ("demo-acme", "Postgres", "fulltext"),
+    ("demo-travel", "what food does she avoid?", "vector"),
+]
+
+
+@app.command()
+def demo() -> None:
+    """Start the local Neo4j, ingest the shipped sample conversations, run a few searches."""
+    local = _local()
+    if load_settings().neo4j.uri is None:
+        neo4j_start()
+    report = _run(_ingest(read_jsonl(DEMO_FILE)))
+    console.print(f"demo data: {report.written} new turns, {report.existing} already stored, "
+                  f"{report.sessions} sessions")
+
+    async def go() -> None:
+        async with AsyncMemory() as memory:
+            for namespace, query, method in DEMO_QUERIES:
+                hits = await memory.search_turns(namespace, query, 3, method)  # type: ignore[arg-type]
+                _print_hits(f"[{namespace}] {query}", method, hits)
+
+    _run(go())
+    if load_settings().neo4j.uri is None:
+        console.print(f"\nExplore the graph in Neo4j Browser: {local.browser_url} "
+                      f"(connect to {local.bolt_uri}, user neo4j, password in {local.password_file})")
+        console.print("Try: MATCH p=(:Session {namespace:'demo-acme'})-[:HAS_TURN]->(:Turn) RETURN p LIMIT 50")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,59 @@
+"""Vector and fulltext search over turns, inside one namespace."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from kg import AsyncMemory
+
+T0 = datetime(2025, 5, 1, 12, 0, tzinfo=timezone.utc)
+TEXTS = [
+    "We decided to use TimescaleDB on Postgres 16 for the analytics service.",
+    "My daughter starts school in September.",
+    "The weather in Lisbon has been lovely this week.",
+    "Please always write Python with pathlib instead of os.path.",
+]
+
+
+async def seed(memory: AsyncMemory, namespace: str, texts: list[str]) -> None:
+    await memory.add_turns(namespace, "s1", [
+        {"role": "user", "text": t, "ts": T0 + timedelta(minutes=i)} for i, t in enumerate(texts)])
+
+
+async def test_vector_search_ranks_by_meaning(memory: AsyncMemory, namespace: str) -> None:
+    await seed(memory, namespace, TEXTS)
+    hits = await memory.search_turns(namespace, "which database did we choose?", k=2)
+    assert hits[0].turn.text == TEXTS[0]
+    assert hits[0].method == "vector" and hits[0].score > hits[1].score
+    hits = await memory.search_turns(namespace, "file system paths in code", k=1)
+    assert hits[0].turn.text == TEXTS[3]
+
+
+async def test_fulltext_search_uses_bm25(memory: AsyncMemory, namespace: str) -> None:
+    await seed(memory, namespace, TEXTS)
+    hits = await memory.search_turns(namespace, "Lisbon weather", k=3, method="fulltext")
+    assert [h.turn.text for h in hits][:1] == [TEXTS[2]]
+    assert len(hits) == 1  # BM25 returns only matching turns
+    assert await memory.search_turns(namespace, "   ", k=3, method="fulltext") == []
+
+
+async def test_search_never_crosses_namespaces(memory: AsyncMemory, namespace: str) -> None:
+    other = namespace + "-other"
+    try:
+        await seed(memory, other, ["We decided to use TimescaleDB for analytics, in the other tenant."])
+        await seed(memory, namespace, TEXTS[1:])
+        for method in ("vector", "fulltext"):
+            hits = await memory.search_turns(namespace, "TimescaleDB analytics", k=10, method=method)
+            assert all(h.turn.namespace == namespace for h in hits)
+            assert not any("other tenant" in h.turn.text for h in hits)
+    finally:
+        await memory.delete_namespace(other)
+
+
+async def test_bad_search_arguments_are_refused(memory: AsyncMemory, namespace: str) -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown search method"):
+        await memory.search_turns(namespace, "x", 3, method="magic")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="k must be"):
+        await memory.search_turns(namespace, "x", 0)
