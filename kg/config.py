@@ -90,6 +90,10 @@ class LLMService(BaseModel):
     timeout_s: float = Field(60.0, gt=0)
     max_retries: int = Field(3, ge=0)  # validation re-asks through instructor
     transport_retries: int = Field(4, ge=0)  # 429 / 5xx / timeouts, exponential backoff
+    backoff_initial_s: float = Field(0.5, ge=0)  # first transport-retry delay, doubled each time
+    backoff_max_s: float = Field(8.0, ge=0)  # cap on one delay, also on an honoured Retry-After
+    mode: Literal["tools", "json"] = "tools"  # instructor mode: tool calls, or JSON in the text
+    temperature: float | None = Field(None, ge=0, le=2)  # OpenAI-compatible only; None: not sent
 
 
 class LLMSettings(BaseModel):
