@@ -106,9 +106,71 @@ class IndexingSettings(BaseModel):
     chunk_overlap: float = Field(0.15, ge=0, lt=0.5)
 
 
+class ConfidenceSettings(BaseModel):
+    """Fact confidence: base(source) x reinforcement boost x staleness; 0 once superseded or retracted."""
+
+    base: dict[str, float] = Field(
+        default_factory=lambda: {"stated": 1.0, "system": 0.9, "observed": 0.7, "inferred": 0.5})
+    reinforcement_step: float = Field(0.1, ge=0)  # boost per reinforcement
+    reinforcement_cap: float = Field(1.5, ge=1)  # the boost never exceeds this factor
+    fresh_days: float = Field(30, ge=0)  # untouched for less than this: no staleness
+    stale_days: float = Field(365, gt=0)  # untouched this long: the floor
+    staleness_floor: float = Field(0.5, ge=0, le=1)
+
+    @field_validator("stale_days")
+    @classmethod
+    def _after_fresh(cls, v: float, info: Any) -> float:
+        if v <= info.data.get("fresh_days", 0):
+            raise ValueError("stale_days must be greater than fresh_days")
+        return v
+
+
+class CorrectionClusteringSettings(BaseModel):
+    """The nightly batch: HDBSCAN over correction embeddings (UMAP first for large sets)."""
+
+    min_cluster_size: int = Field(2, ge=2)
+    min_samples: int = Field(1, ge=1)
+    umap_min_points: int = Field(200, ge=10)  # at least this many corrections: reduce with UMAP first
+    umap_components: int = Field(10, ge=2)
+    merge_similarity: float = Field(0.70, gt=0, le=1)  # cosine inside one cluster that merges two corrections
+    report_dir: Path = Path(".kg/reports")  # relative to the working folder
+
+
+class CorrectionSettings(BaseModel):
+    """Corrections: AUDN on ingest, graduation correction -> pattern -> preference -> rule, decay.
+
+    Similarities are cosine in [-1, 1] between embeddings of normalized rule texts. A weight is
+    confidence x reinforcement_count^growth x 0.5^(days since last seen / half_life_days).
+    """
+
+    duplicate_similarity: float = Field(0.85, gt=0, le=1)  # at least: reinforce instead of add
+    contradiction_similarity: float = Field(0.65, gt=0, le=1)  # at least: checked for contradiction
+    related_similarity: float = Field(0.60, gt=0, le=1)  # at least (and not a duplicate): `related` link
+    neighbours: int = Field(10, ge=1)  # nearest corrections the decision looks at
+    exact_search_max: int = Field(5000, ge=0)  # namespaces this small use exact cosine, not the index
+    confidence: dict[str, float] = Field(default_factory=lambda: {
+        "preference": 0.6, "style": 0.6, "process": 0.6, "tool_usage": 0.6, "factual": 0.8})
+    default_confidence: float = Field(0.6, gt=0, le=1)  # a correction_type not listed above
+    half_life_days: dict[str, float] = Field(default_factory=dict)  # per correction_type
+    default_half_life_days: float = Field(120, gt=0)
+    confirmed_half_life_days: float = Field(365, gt=0)  # after Memory.confirm_rule
+    growth: float = Field(0.5, ge=0)  # reinforcement_count exponent
+    pattern_min_sessions: int = Field(2, ge=2)
+    preference_min_sessions: int = Field(3, ge=2)
+    preference_min_span_days: float = Field(1.0, ge=0)  # first to last seen: recurs over time, not in a burst
+    rule_min_reinforcements: int = Field(5, ge=2)  # sessions; or an explicit confirmation
+    pattern_min_weight: float = Field(0.25, ge=0)  # below: demoted one level (decay)
+    preference_min_weight: float = Field(0.45, ge=0)
+    rule_min_weight: float = Field(0.6, ge=0)
+    core_preference_min_weight: float = Field(0.8, ge=0)  # preferences this strong join core_rules
+    clustering: CorrectionClusteringSettings = Field(default_factory=CorrectionClusteringSettings)
+
+
 class MemorySettings(BaseModel):
     indexing: IndexingSettings = Field(default_factory=IndexingSettings)
     predicates: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
+    confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
+    corrections: CorrectionSettings = Field(default_factory=CorrectionSettings)
 
 
 class Settings(BaseSettings):
