@@ -209,13 +209,12 @@ def is_low_information(name: str, entity_type: str | None = None) -> bool:
     and for persons a bare given name or an initial."""
     if is_acronym(name):
         return True
-    letters = re.sub(r"[^a-z]", "", fold(name))
-    if len(letters) <= 3:
+    if sum(ch.isalpha() for ch in fold(name)) <= 3:
         return True
     if entity_type == "order":
         return True
     rest = "".join(t for t in _WORD.findall(fold(name)) if t not in lexicon.ORDER_WORDS)
-    digits = sum(ch.isdigit() for ch in rest)
+    digits = sum(ch.isdigit() for ch in rest)  # what is left when "order no." is removed
     if len(rest) - digits < 4 or digits > len(rest) - digits:  # an id, not a name: "#A-1001", "X9-2231"
         return True
     if entity_type == "person":
