@@ -1,0 +1,4 @@
+// The previous run's clusters of a namespace.
+MATCH (k:CorrectionCluster)
+WHERE k.namespace = $namespace
+DETACH DELETE k

@@ -1,0 +1,12 @@
+// A merge: the survivor takes over the absorbed correction's sessions and evidence.
+UNWIND $rows AS row
+MATCH (s:Correction {id: row.survivor}), (a:Correction {id: row.absorbed})
+CALL (s, a) {
+  MATCH (a)-[r:FROM_SESSION]->(x:Session)
+  MERGE (s)-[n:FROM_SESSION]->(x)
+    ON CREATE SET n.seen_at = r.seen_at
+}
+CALL (s, a) {
+  MATCH (a)-[:EVIDENCED_BY]->(t:Turn)
+  MERGE (s)-[:EVIDENCED_BY]->(t)
+}
