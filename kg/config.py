@@ -173,6 +173,20 @@ class MemorySettings(BaseModel):
     corrections: CorrectionSettings = Field(default_factory=CorrectionSettings)
 
 
+class HttpSettings(BaseModel):
+    """The HTTP API (`kg.http`), its MCP endpoint, and `kg mcp`.
+
+    `keys` maps an API key, or better its `sha256:<hex digest>`, to the namespaces it may use
+    ("*": all). Empty: no authentication (loopback development only).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=1, le=65535)
+    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)  # larger request bodies get 413
+    max_batch: int = Field(1000, ge=1)  # messages per ingest request
+    keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KG_", env_nested_delimiter="__", extra="forbid", validate_default=True
@@ -184,6 +198,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    http: HttpSettings = Field(default_factory=HttpSettings)
 
     @classmethod
     def settings_customise_sources(
