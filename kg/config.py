@@ -187,6 +187,53 @@ class HttpSettings(BaseModel):
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
 
 
+class JobSettings(BaseModel):
+    """The persisted job queue (`ingest.jobs`) and its workers (`kg serve`, `kg jobs run-once`)."""
+
+    max_attempts: int = Field(5, ge=1)  # a job failing this often is dead-lettered (status "dead")
+    backoff_initial_s: float = Field(30.0, ge=0)  # delay before the second attempt, doubled each time
+    backoff_max_s: float = Field(3600.0, ge=0)  # cap on one delay
+    lease_s: float = Field(300.0, gt=0)  # a running job not heartbeaten for this long returns to the queue
+    heartbeat_s: float = Field(60.0, gt=0, validate_default=True)  # how often a worker renews the lease of the job it runs
+    poll_s: float = Field(2.0, gt=0)  # an idle worker's pause between claims
+    concurrency: int = Field(2, ge=1)  # jobs one process runs at a time
+
+    @field_validator("heartbeat_s")
+    @classmethod
+    def _before_lease(cls, v: float, info: Any) -> float:
+        if v >= info.data.get("lease_s", float("inf")):
+            raise ValueError("heartbeat_s must be shorter than lease_s")
+        return v
+
+
+class Schedule(BaseModel):
+    """One APScheduler trigger: `every_s` (interval) or `cron` (five crontab fields), not both."""
+
+    every_s: float | None = Field(None, gt=0)
+    cron: str | None = Field(None, validate_default=True)
+    enabled: bool = True
+
+    @field_validator("cron")
+    @classmethod
+    def _one_trigger(cls, v: str | None, info: Any) -> str | None:
+        if (v is None) == (info.data.get("every_s") is None):
+            raise ValueError("a schedule needs exactly one of every_s and cron")
+        if v is not None and len(v.split()) != 5:
+            raise ValueError(f"cron expects five fields (minute hour day month weekday), got {v!r}")
+        return v
+
+
+class ScheduleSettings(BaseModel):
+    """What `kg serve` enqueues and when; thresholds of the summary sweep are in [session]."""
+
+    summarize: Schedule = Field(default_factory=lambda: Schedule(every_s=300))  # idle or grown sessions
+    index: Schedule = Field(default_factory=lambda: Schedule(every_s=300))  # closed sessions not indexed yet
+    reindex: Schedule = Field(default_factory=lambda: Schedule(cron="30 2 * * *"))  # made by an older version
+    corrections: Schedule = Field(default_factory=lambda: Schedule(cron="0 3 * * *"))  # clustering and decay
+    embeddings: Schedule = Field(default_factory=lambda: Schedule(every_s=3600))  # turns without an embedding
+    timezone: str = "UTC"  # of the cron expressions
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KG_", env_nested_delimiter="__", extra="forbid", validate_default=True
@@ -199,6 +246,8 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
+    jobs: JobSettings = Field(default_factory=JobSettings)
+    schedules: ScheduleSettings = Field(default_factory=ScheduleSettings)
 
     @classmethod
     def settings_customise_sources(
