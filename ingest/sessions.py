@@ -24,7 +24,8 @@ class LastTurn:
 
 
 def auto_session_id(ts: datetime) -> str:
-    return "s-" + ts.strftime("%Y%m%dT%H%M%S") + f"{ts.microsecond // 1000:03d}Z"
+    millis = f".{ts.microsecond // 1000:03d}" if ts.microsecond >= 1000 else ""
+    return "s-" + ts.strftime("%Y%m%dT%H%M%S") + millis + "Z"
 
 
 class SessionAssigner:

