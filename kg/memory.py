@@ -17,12 +17,16 @@ from typing import Any, Callable, Iterable, Literal, Mapping
 from ingest.corrections.maintain import ClusterLabeler, maintain
 from ingest.corrections.policy import CorrectionJudge
 from ingest.corrections.writer import CorrectionWriter
+from ingest.job_kinds import KINDS
+from ingest.jobs import JobQueue
 from ingest.turns import TurnWriter
+from ingest.worker import run_once
 from kg.config import Settings, load_settings
 from kg.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
 from kg.embeddings import Embedder, embedder_for
+from kg.job_models import Job, RunReport
 from kg.models import IngestReport, Message, Session, Turn, TurnHit
 from kg.store import Store
 from queries import corrections as correction_queries
@@ -191,6 +195,37 @@ class AsyncMemory:
         """The nightly job: cluster, merge near-duplicates, resolve contradictions, promote and decay;
         writes a JSON and a markdown report under `[memory.corrections.clustering] report_dir`."""
         return await maintain(self.store, self.settings.memory.corrections, namespace, now, self.correction_labeler)
+
+    # -- background jobs -------------------------------------------------------------------------
+    async def enqueue_job(
+        self, kind: str, namespace: str, target: str, params: Mapping[str, Any] | None = None, rerun: bool = False
+    ) -> Job:
+        """Queue background work for the workers (`kg serve`, `kg jobs run-once`). Idempotent: one
+        job per kind, namespace and target; a done job runs again only with `rerun`. Kinds are the
+        registered ones (`ingest.job_kinds.KINDS`). See README "Running as a service"."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown job kind {kind!r}; registered: {', '.join(sorted(KINDS))}")
+        queue = JobQueue(self.store, self.settings.jobs)
+        return (await queue.enqueue(kind, namespace, target, dict(params or {}), rerun))[0]
+
+    async def jobs(
+        self, status: str | None = None, kind: str | None = None, namespace: str | None = None, limit: int = 50
+    ) -> list[Job]:
+        """Jobs, newest first; `status` is queued, running, done or dead (the dead letters)."""
+        return await JobQueue(self.store, self.settings.jobs).list(status, kind, namespace, limit)
+
+    async def job(self, job_id: str) -> Job | None:
+        return await JobQueue(self.store, self.settings.jobs).get(job_id)
+
+    async def retry_job(self, job_id: str) -> Job | None:
+        """Queue a dead (or waiting, or done) job to run now with fresh attempts; its saved passes
+        are kept, so it resumes. None when there is no such job or it is running."""
+        return await JobQueue(self.store, self.settings.jobs).retry(job_id)
+
+    async def run_jobs(self, sweep: bool = True, wait_s: float = 0.0) -> RunReport:
+        """Enqueue what the schedules find due (with `sweep`), then run jobs in this process until
+        none is due; `wait_s` also waits that long for retries and expired leases."""
+        return await run_once(self, sweep, wait_s)
 
     async def delete_namespace(self, namespace: str) -> None:
         """Remove every node of a namespace (irreversible)."""

@@ -1,0 +1,155 @@
+"""What a job of each kind does: the registry of kind -> async handler(memory, run) -> pass outputs.
+
+A handler gets the open `AsyncMemory` and the `JobRun` (job, saved passes); it returns a dict
+that is merged into the job's `pass_outputs`. Multi-pass work wraps each pass in `run.step(name,
+...)`, so a crashed attempt resumes after the last pass it saved. Handlers must tolerate being
+re-run (a job can be retried, or re-queued when new work arrives for its target). Raise
+`PermanentJobError` when retrying cannot help.
+
+Registered here: `embed_backfill`, `maintain_corrections`, `extract_session`.
+Registration points for work other issues deliver are marked "REGISTRATION POINT" below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from ingest.extraction.chunking import chunks_for, merge
+from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
+from ingest.jobs import JobRun, PermanentJobError
+
+if TYPE_CHECKING:
+    from kg.memory import AsyncMemory
+
+Handler = Callable[["AsyncMemory", JobRun], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    handler: Handler
+    about: str
+    # Session-scoped kinds that stamp their output: `stamp` is the Session property the handler
+    # sets to `version(memory)`; `kg reindex --stale` re-runs sessions stamped with another one.
+    stamp: str | None = None
+    version: Callable[["AsyncMemory"], str] | None = None
+
+
+KINDS: dict[str, JobKind] = {}
+
+
+def register(kind: JobKind) -> JobKind:
+    """Add (or replace) a job kind; workers started afterwards run it."""
+    KINDS[kind.name] = kind
+    return kind
+
+
+# -- embed_backfill (target: "turns") ---------------------------------------------------------
+async def embed_backfill(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+    """Embed the namespace's turns stored without an embedding. Each page commits on its own, so
+    an interrupted run leaves only fewer turns to do."""
+    limit = memory.settings.ingest.max_embed_chars
+    done = 0
+    while True:
+        rows = await memory.store.read(
+            "queries/job_turns_unembedded", namespace=run.namespace, limit=memory.settings.ingest.batch_size
+        )
+        if not rows:
+            return {"embedded": done}
+        vectors = await asyncio.to_thread(memory.embedder.embed, [r["text"][:limit] for r in rows])
+        await memory.store.write(
+            "queries/turns_set_embedding", model=memory.embedder.name,
+            rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors)],
+        )
+        done += len(rows)
+
+
+# -- maintain_corrections (target: the night, YYYY-MM-DD) -------------------------------------
+async def maintain_corrections(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+    """The nightly correction clustering, merging, promotion and decay of one namespace."""
+    report = await memory.maintain_corrections(run.namespace)
+    return {"report": {
+        "corrections": report.corrections, "clusters": len(report.clusters), "merged": len(report.merged),
+        "invalidated": len(report.invalidated), "promoted": len(report.promoted),
+        "demoted": len(report.demoted), "counts": report.counts,
+        "markdown_path": str(report.markdown_path) if report.markdown_path else None,
+    }}
+
+
+# -- extract_session (target: a session id) ---------------------------------------------------
+async def extraction_passes(memory: AsyncMemory, run: JobRun, session_id: str) -> ExtractionResult:
+    """Post-session extraction as resumable passes: `plan` fixes which turns each chunk holds,
+    `chunk-NNNN` keeps each chunk's answer, so a retry after a crash or an LLM failure asks only
+    for the chunks not answered yet. Returns the merged result (nothing is written to the graph)."""
+    from ingest.extraction.llm import extractor_for  # loads the LLM SDKs: only when extraction runs
+
+    turns = {t.id: t for t in await memory.turns(run.namespace, session_id)}
+    if not turns:
+        raise PermanentJobError(f"session {session_id!r} of namespace {run.namespace!r} has no turns")
+    extractor = extractor_for(memory.settings)
+
+    async def plan() -> dict[str, Any]:
+        ordered = sorted((_turn(turns, id) for id in turns), key=lambda t: t.idx)
+        chunks = chunks_for(memory.settings.memory.indexing, session_id, ordered, run.namespace)
+        return {"backend": extractor.backend, "model": extractor.model, "prompt_version": extractor.prompt_version,
+                "chunks": [[t.id for t in c.turns] for c in chunks]}
+
+    try:
+        planned = await run.step("plan", plan)
+        results = []
+        count = len(planned["chunks"])
+        for i, ids in enumerate(planned["chunks"]):
+            chunk = _planned_chunk(memory, run.namespace, session_id, [_turn(turns, id) for id in ids], i, count)
+
+            async def ask(chunk: ChunkInput = chunk) -> dict[str, Any]:
+                result, usage = await extractor.extract(chunk)
+                return {"result": result.model_dump(mode="json"), "usage": usage.__dict__}
+
+            saved = await run.step(f"chunk-{i:04d}", ask)
+            results.append(ExtractionResult.model_validate(saved["result"]))
+        return merge(results)
+    finally:
+        if hasattr(extractor, "aclose"):
+            await extractor.aclose()
+
+
+def _turn(turns: dict[str, Any], id: str) -> ChunkTurn:
+    t = turns.get(id)
+    if t is None:  # a turn of the saved plan is gone: the session was deleted or rewritten
+        raise PermanentJobError(f"turn {id} of the saved extraction plan no longer exists")
+    return ChunkTurn(id=t.id, idx=t.idx, role=t.role, speaker=t.speaker, text=t.text, ts=t.ts)
+
+
+def _planned_chunk(
+    memory: AsyncMemory, namespace: str, session_id: str, turns: list[ChunkTurn], index: int, count: int
+) -> ChunkInput:
+    """The chunk a saved plan names, its turns fitted to the token budget as in the first attempt."""
+    fitted = chunks_for(memory.settings.memory.indexing, session_id, turns, namespace)
+    seen: dict[str, ChunkTurn] = {t.id: t for c in fitted for t in c.turns}
+    return ChunkInput(session_id=session_id, namespace=namespace, turns=sorted(seen.values(), key=lambda t: t.idx),
+                      chunk_index=index, chunk_count=count)
+
+
+async def extract_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+    """Extraction alone: the merged result stays in the job's pass outputs (`merged`)."""
+    result = await extraction_passes(memory, run, run.target)
+    return {"merged": result.model_dump(mode="json")}
+
+
+register(JobKind("embed_backfill", embed_backfill, "embed a namespace's turns that have no embedding"))
+register(JobKind("maintain_corrections", maintain_corrections,
+                 "nightly correction clustering, merging, promotion and decay of a namespace"))
+register(JobKind("extract_session", extract_session,
+                 "post-session extraction of one session, kept on the job (no graph writes)"))
+
+# REGISTRATION POINT - issue 3, post-session indexing. When `AsyncMemory.index_session` exists:
+#   register(JobKind("index_session", handler, "extract and write one closed session",
+#                    stamp="<Session property it stamps>", version=lambda m: "<extractor:model:prompt:embedder>"))
+# A handler can call `extraction_passes(memory, run, run.target)` first to get per-chunk resume,
+# then write the result. `ingest.sweeps` enqueues it for closed sessions (schedule "index").
+#
+# REGISTRATION POINT - issue 5, session summaries. When `AsyncMemory.summarize_due` /
+# `close_session` exist: register a "summarize_session" kind (stamp: the summary's prompt/model
+# version) and the "summarize" sweep in `ingest.sweeps`.
