@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping
 from ingest.corrections.maintain import ClusterLabeler, maintain
 from ingest.corrections.policy import CorrectionJudge
 from ingest.corrections.writer import CorrectionWriter
+from ingest.facts import FactWriter, PredicateResolver
 from ingest.job_kinds import KINDS
 from ingest.jobs import JobQueue
 from ingest.turns import TurnWriter
@@ -26,10 +27,12 @@ from kg.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
 from kg.embeddings import Embedder, embedder_for
+from kg.facts_models import FactView, RememberResult
 from kg.job_models import Job, RunReport
 from kg.models import IngestReport, Message, Session, Turn, TurnHit
 from kg.store import Store
 from queries import corrections as correction_queries
+from queries import facts as fact_queries
 from queries import turns as turn_queries
 
 SearchMethod = Literal["vector", "fulltext"]
@@ -41,6 +44,7 @@ class AsyncMemory:
         self._store: Store | None = None
         self._embedder: Embedder | None = None
         self._writer: TurnWriter | None = None
+        self.predicate_resolver: PredicateResolver | None = None  # unknown predicates: "many" without one
         self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
         self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
 
@@ -147,6 +151,60 @@ class AsyncMemory:
         if method == "fulltext":
             return await turn_queries.fulltext_search(self.store, namespace, query, k)
         raise ValueError(f"unknown search method {method!r}; use 'vector' or 'fulltext'")
+
+    # -- facts over time ----------------------------------------------------------------------
+    async def remember(
+        self,
+        namespace: str,
+        subject: str,
+        predicate: str,
+        object: str,
+        valid_from: datetime | None = None,
+        recorded_at: datetime | None = None,
+        source: Literal["stated", "observed", "inferred", "system"] = "stated",
+        op: Literal["assert", "retract"] = "assert",
+        evidence_turn_ids: Iterable[str] = (),
+        extractor: str | None = None,
+        prompt_version: str | None = None,
+        subject_type: str = "other",
+        object_type: str | None = None,
+    ) -> RememberResult:
+        """Learn (`assert`) or unlearn (`retract`) that `subject predicate object` from `valid_from`
+        (default: now), recorded at transaction time `recorded_at` (default: now). A functional
+        predicate's new value supersedes the old one; the same value reinforces it; nothing is
+        deleted. `object_type` makes the object an entity. See README "Facts over time"."""
+        writer = FactWriter(self.store, self.settings, self.predicate_resolver)
+        return await writer.remember(
+            namespace, subject, predicate, object, valid_from=valid_from, recorded_at=recorded_at,
+            source=source, op=op, evidence_turn_ids=evidence_turn_ids, extractor=extractor,
+            prompt_version=prompt_version, subject_type=subject_type, object_type=object_type,
+        )
+
+    async def facts(
+        self,
+        namespace: str,
+        subject: str,
+        predicate: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        include_superseded: bool = False,
+    ) -> list[FactView]:
+        """What holds for `subject` at valid time `as_of` (None: now) as believed at `known_at`
+        (None: now), with confidence scores; `include_superseded` adds the facts ended by then."""
+        return await fact_queries.facts(self.store, self.settings.memory.confidence, namespace, subject,
+                                        predicate, as_of, known_at, include_superseded)
+
+    async def history(
+        self,
+        namespace: str,
+        subject: str,
+        predicate: str | None = None,
+        known_at: datetime | None = None,
+        include_expired: bool = False,
+    ) -> list[FactView]:
+        """Every interval of the subject's facts, in valid-time order, with what superseded each."""
+        return await fact_queries.history(self.store, self.settings.memory.confidence, namespace, subject,
+                                          predicate, known_at, include_expired)
 
     # -- corrections and rules -------------------------------------------------------------------
     async def add_correction(

@@ -1,0 +1,258 @@
+"""Writing facts: one event (assert or retract) per `remember`, planned by the bi-temporal core.
+
+Each write runs in one transaction that first locks the subject+predicate's `(:FactSlot)`, then
+reads the versions believed now and every event stored for the slot, asks `ingest.temporal.plan`
+what the event changes, and writes exactly that: the event, expired versions (kept, with
+`expired_at`), new versions, SUPERSEDES links, reinforcement counts and evidence. Writers of one
+slot therefore queue, and two of them can never both believe they hold a functional predicate.
+
+Nothing is deleted. A version's metadata (extractor, prompt version, object entity) comes from the
+event that opened its interval; its last read carries over from the version it replaces.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterable, Mapping, Protocol, get_args
+
+from ingest.temporal import (
+    FUNCTIONAL_PREDICATES,
+    Cardinality,
+    FactEvent,
+    FactPlan,
+    FactRecord,
+    Op,
+    PredicateRegistry,
+    Source,
+    Span,
+    apply,
+    plan,
+    timeline,
+)
+from kg.config import Settings
+from kg.facts_models import RememberResult, entity_id, entity_key, predicate_key
+from kg.models import as_utc
+from kg.store import Store, Tx
+
+_TICK = timedelta(microseconds=1)
+
+
+class _NoSlot(Exception):
+    """The subject+predicate has no slot yet: create it outside the writing transaction."""
+
+
+class PredicateResolver(Protocol):
+    """Decides the cardinality of a predicate neither the defaults nor `[memory.predicates]` know.
+
+    The hook for the LLM contradiction judge (a later issue). Without one, unknown predicates
+    are multi-valued: a new value never ends another.
+    """
+
+    async def cardinality(self, namespace: str, predicate: str) -> Cardinality | None: ...
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def _record(row: Mapping[str, Any]) -> FactRecord:
+    return FactRecord(
+        id=row["id"], subject=row["subject_key"], predicate=row["predicate"], object_value=row["object_value"],
+        valid_from=_native(row["valid_from"]), valid_to=_native(row.get("valid_to")),
+        recorded_at=_native(row["recorded_at"]), expired_at=_native(row.get("expired_at")),
+        source=row["source"], lineage_id=row["lineage_id"],
+        reinforcement_count=row.get("reinforcement_count") or 0,
+        last_reinforced_at=_native(row.get("last_reinforced_at")),
+    )
+
+
+def _event(row: Mapping[str, Any]) -> FactEvent:
+    return FactEvent(
+        id=row["id"], op=row["op"], subject=row["subject_key"], predicate=row["predicate"],
+        object_value=row["object_value"], valid_from=_native(row["valid_from"]),
+        recorded_at=_native(row["recorded_at"]), source=row["source"],
+    )
+
+
+class FactWriter:
+    def __init__(self, store: Store, settings: Settings, resolver: PredicateResolver | None = None) -> None:
+        self.store = store
+        self.overrides = {predicate_key(p): c for p, c in settings.memory.predicates.items()}
+        self.resolver = resolver
+
+    async def registry_for(self, namespace: str, predicate: str) -> PredicateRegistry:
+        known = predicate in self.overrides or predicate in FUNCTIONAL_PREDICATES
+        if not known and self.resolver is not None:
+            decided = await self.resolver.cardinality(namespace, predicate)
+            if decided is not None:
+                return PredicateRegistry({**self.overrides, predicate: decided})
+        return PredicateRegistry(self.overrides)
+
+    async def remember(
+        self,
+        namespace: str,
+        subject: str,
+        predicate: str,
+        object: str,
+        *,
+        valid_from: datetime | None = None,
+        recorded_at: datetime | None = None,
+        source: Source = "stated",
+        op: Op = "assert",
+        evidence_turn_ids: Iterable[str] = (),
+        extractor: str | None = None,
+        prompt_version: str | None = None,
+        subject_type: str = "other",
+        object_type: str | None = None,
+    ) -> RememberResult:
+        if op not in get_args(Op):
+            raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
+        if source not in get_args(Source):
+            raise ValueError(f"source must be one of {get_args(Source)}, got {source!r}")
+        value = object.strip()
+        if not value:
+            raise ValueError("the object of a fact cannot be blank")
+        subject_name = " ".join(subject.split())
+        key, pred = entity_key(subject), predicate_key(predicate)
+        registry = await self.registry_for(namespace, pred)
+        event_row: dict[str, Any] = {
+            "id": f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key, "predicate": pred,
+            "op": op, "object_value": value, "object_type": object_type, "source": source,
+            "extractor": extractor, "prompt_version": prompt_version,
+        }
+        subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": subject_type}
+        turn_ids = list(dict.fromkeys(evidence_turn_ids))
+        explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
+        explicit_valid = as_utc(valid_from) if valid_from is not None else None
+
+        slot = {"namespace": namespace, "subject_key": key, "predicate": pred}
+
+        async def work(tx: Tx) -> RememberResult:
+            found = await tx.run("queries/fact_slot_lock", **slot)
+            if not found:
+                raise _NoSlot
+            fact_rows, prior_rows = found[0]["facts"], found[0]["events"]
+            records, prior = [_record(r) for r in fact_rows], [_event(r) for r in prior_rows]
+            stamp = _transaction_time(explicit_recorded, records, prior)
+            row = {**event_row, "recorded_at": stamp, "valid_from": explicit_valid or stamp}
+            event = _event(row)
+            step = plan(records, event, registry, lambda: f"fact_{uuid.uuid4().hex}", prior_events=prior)
+            if step.decision == "noop" and any(e.id == event.id for e in prior):
+                return _result(step, event, records)  # a retried transaction that had committed
+            [linked] = await tx.run("queries/fact_event_write", event=row, evidence_turn_ids=turn_ids)
+            spans, _ = timeline([*prior, event], registry.cardinality(pred))
+            has_evidence = linked["linked"] > 0 or any(r.get("evidence_count") for r in prior_rows)
+            await _write_plan(tx, step, slot, fact_rows, [*prior_rows, row], records, spans, has_evidence)
+            return _result(step, event, records)
+
+        ensure = {"namespace": namespace, "subject": subject_node, "predicate": pred}
+        if subject_type != "other":  # may type the entity: not under the lock (see fact_slot_ensure)
+            await self.store.write("queries/fact_slot_ensure", **ensure)
+        try:
+            return await self.store.transaction(work)
+        except _NoSlot:
+            await self.store.write("queries/fact_slot_ensure", **ensure)
+            return await self.store.transaction(work)
+
+
+async def _write_plan(
+    tx: Tx, step: FactPlan, slot: dict[str, str], fact_rows: list[Mapping[str, Any]],
+    event_rows: list[Mapping[str, Any]], records: list[FactRecord], spans: list[Span], has_evidence: bool,
+) -> None:
+    """Write one plan. Reinforcement comes last: it write-locks kept versions, and a transaction
+    that adds relationships to a node it has write-locked deadlocks with readers queued on it."""
+    if step.expire:
+        await tx.run("queries/facts_expire", ids=list(step.expire), at=step.transaction_time)
+    if step.create:
+        accessed = _last_access_by_lineage(fact_rows, set(step.expire))
+        facts = [_fact_row(r, slot["namespace"], _opener(r, event_rows), accessed.get(r.lineage_id))
+                 for r in step.create]
+        await tx.run("queries/facts_create", **slot, facts=facts)
+    links = _supersede_links(step, records, spans)
+    if links:
+        await tx.run("queries/facts_supersede", links=links)
+    touched = [r.id for r in step.create] + [c.record_id for c in step.reinforce]
+    if has_evidence and touched:
+        await tx.run("queries/facts_evidence", **slot, fact_ids=touched)
+    if step.reinforce:
+        changes = [{"id": c.record_id, "count": c.count, "last_reinforced_at": c.last_reinforced_at}
+                   for c in step.reinforce]
+        await tx.run("queries/facts_reinforce", changes=changes)
+
+
+def _transaction_time(explicit: datetime | None, records: list[FactRecord], prior: list[FactEvent]) -> datetime:
+    """The event's transaction time: never before anything the slot already recorded."""
+    latest = max([r.recorded_at for r in records] + [e.recorded_at for e in prior], default=None)
+    if explicit is not None:
+        if latest is not None and explicit < latest:
+            raise ValueError(f"recorded_at {explicit.isoformat()} is before {latest.isoformat()}, when this "
+                             "subject+predicate last changed: transaction time only moves forward")
+        return explicit
+    now = datetime.now(timezone.utc)
+    return now if latest is None or now > latest else latest + _TICK
+
+
+def _supersede_links(step: FactPlan, records: list[FactRecord], spans: list[Span]) -> list[dict[str, str]]:
+    """SUPERSEDES links touching a new version. `plan` links only the versions it creates; a kept
+    version whose start now ends a newly created one (a value learned late, just before it) needs
+    its link too."""
+    believed = {(r.object_value, r.valid_from): r.id for r in apply(records, step) if r.expired_at is None}
+    created = {r.id for r in step.create}
+    links = []
+    for span in spans:
+        newer, older = believed.get(span.key), believed.get(span.ended) if span.ended else None
+        if newer and older and (newer in created or older in created):
+            links.append({"record_id": newer, "supersedes_id": older})
+    return links
+
+
+def _opener(record: FactRecord, event_rows: list[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The event that opened a version's interval: the first assert of its value at its start."""
+    openers = [e for e in event_rows if e["op"] == "assert" and e["object_value"] == record.object_value
+               and _native(e["valid_from"]) == record.valid_from]
+    return min(openers, key=lambda e: (_native(e["recorded_at"]), e["id"]))
+
+
+def _last_access_by_lineage(fact_rows: list[Mapping[str, Any]], expiring: set[str]) -> dict[str, datetime]:
+    """When each lineage was last read, from the versions being replaced: reads outlive versions."""
+    accessed: dict[str, datetime] = {}
+    for row in fact_rows:
+        stamp = _native(row.get("last_accessed_at"))
+        if row["id"] in expiring and stamp is not None:
+            lineage = row["lineage_id"]
+            accessed[lineage] = max(stamp, accessed.get(lineage, stamp))
+    return accessed
+
+
+def _fact_row(record: FactRecord, namespace: str, opener: Mapping[str, Any], last_accessed_at: datetime | None
+              ) -> dict[str, Any]:
+    props = {
+        "id": record.id, "namespace": namespace, "subject_key": record.subject, "predicate": record.predicate,
+        "object_value": record.object_value, "valid_from": record.valid_from, "valid_to": record.valid_to,
+        "recorded_at": record.recorded_at, "expired_at": None, "source": record.source,
+        "lineage_id": record.lineage_id, "reinforcement_count": record.reinforcement_count,
+        "last_reinforced_at": record.last_reinforced_at, "last_accessed_at": last_accessed_at,
+        "extractor": opener.get("extractor"), "prompt_version": opener.get("prompt_version"),
+    }
+    object_type = opener.get("object_type")
+    obj = None
+    if object_type is not None:
+        obj_key = entity_key(record.object_value)
+        obj = {"id": entity_id(namespace, obj_key), "key": obj_key, "name": record.object_value, "type": object_type}
+    return {"props": props, "object": obj}
+
+
+def _result(step: FactPlan, event: FactEvent, records: list[FactRecord]) -> RememberResult:
+    believed = [r for r in apply(records, step) if r.expired_at is None and r.object_value == event.object_value]
+    if step.decision == "retracted":
+        holder = next((r for r in believed if r.valid_to == event.valid_from), None)
+    elif step.decision == "noop":
+        holder = None
+    else:
+        holder = next((r for r in believed if r.valid_at(event.valid_from)), None)
+    return RememberResult(
+        decision=step.decision, fact_id=holder.id if holder else None,
+        fact_ids=[r.id for r in step.create] + [c.record_id for c in step.reinforce],
+        expired_ids=list(step.expire), event_id=event.id, recorded_at=step.transaction_time,
+    )

@@ -1,0 +1,90 @@
+"""Point-in-time facts: what held at valid time `as_of`, as believed at transaction time `known_at`.
+
+The belief filter (`recorded_at <= known_at < expired_at`) and the validity filter
+(`valid_from <= as_of < valid_to`) run in Cypher (`facts_at`, `facts_history`); this module turns
+rows into `FactView`s with a status and a confidence score (`queries.confidence`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from kg.config import ConfidenceSettings
+from kg.facts_models import FactStatus, FactView, entity_key, predicate_key
+from kg.models import as_utc
+from kg.store import Store
+from queries.confidence import score
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def _status(fact: Mapping[str, Any], superseded_by: str | None, at: datetime, known_at: datetime | None
+            ) -> FactStatus:
+    expired_at = fact.get("expired_at")
+    if expired_at is not None and (known_at is None or expired_at <= known_at):
+        return "expired"
+    valid_to = fact.get("valid_to")
+    if valid_to is not None and valid_to <= at:
+        return "superseded" if superseded_by else "retracted"
+    return "current"
+
+
+def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None, cfg: ConfidenceSettings) -> FactView:
+    fact = {k: _native(v) for k, v in row["fact"].items()}
+    status = _status(fact, row["superseded_by"], at, known_at)
+    confidence = score(
+        source=fact["source"], reinforcement_count=fact.get("reinforcement_count") or 0,
+        recorded_at=fact["recorded_at"], last_reinforced_at=fact.get("last_reinforced_at"),
+        last_accessed_at=fact.get("last_accessed_at"), ended=status != "current", at=at, cfg=cfg,
+    )
+    return FactView.model_validate({
+        **fact, "subject": row["subject"], "object_entity_id": row["object_entity_id"],
+        "superseded_by": row["superseded_by"], "status": status, "confidence": confidence,
+    })
+
+
+async def facts(
+    store: Store,
+    cfg: ConfidenceSettings,
+    namespace: str,
+    subject: str,
+    predicate: str | None = None,
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+    include_superseded: bool = False,
+) -> list[FactView]:
+    """The subject's facts holding at `as_of` (None: now) in the belief at `known_at` (None: now);
+    with `include_superseded`, also those that had ended by `as_of` (confidence 0). Marks them read."""
+    now = datetime.now(timezone.utc)
+    at = as_utc(as_of) if as_of is not None else now
+    known = as_utc(known_at) if known_at is not None else None
+    rows = await store.write(
+        "queries/facts_at", namespace=namespace, subject_key=entity_key(subject),
+        predicate=predicate_key(predicate) if predicate is not None else None,
+        as_of=at, known_at=known, include_superseded=include_superseded, now=now,
+    )
+    return [_view(r, at, known, cfg) for r in rows]
+
+
+async def history(
+    store: Store,
+    cfg: ConfidenceSettings,
+    namespace: str,
+    subject: str,
+    predicate: str | None = None,
+    known_at: datetime | None = None,
+    include_expired: bool = False,
+) -> list[FactView]:
+    """Every interval of the subject's facts believed at `known_at` (None: now), in valid-time order,
+    each with the fact that superseded it; `include_expired` adds the versions belief replaced."""
+    now = datetime.now(timezone.utc)
+    known = as_utc(known_at) if known_at is not None else None
+    rows = await store.read(
+        "queries/facts_history", namespace=namespace, subject_key=entity_key(subject),
+        predicate=predicate_key(predicate) if predicate is not None else None,
+        known_at=known, include_expired=include_expired,
+    )
+    return [_view(r, now, known, cfg) for r in rows]
