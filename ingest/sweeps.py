@@ -77,17 +77,18 @@ async def reindex_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | No
     return sum((await reindex(memory, queue, stale=True)).values())
 
 
-# Schedule name -> (sweep, the job kind it needs). A schedule whose kind is not registered is skipped.
-SWEEPS: dict[str, tuple[Sweep, str | None]] = {
-    "embeddings": (embeddings_sweep, "embed_backfill"),
-    "corrections": (corrections_sweep, "maintain_corrections"),
-    "reindex": (reindex_sweep, None),
+# Schedule name -> (sweep, whether what it enqueues can run: its job kind is registered).
+SWEEPS: dict[str, tuple[Sweep, Callable[[], bool]]] = {
+    "embeddings": (embeddings_sweep, lambda: "embed_backfill" in KINDS),
+    "corrections": (corrections_sweep, lambda: "maintain_corrections" in KINDS),
+    "reindex": (reindex_sweep, lambda: any(k.stamp and k.version for k in KINDS.values())),
 }
-# REGISTRATION POINTS: schedules waiting for their work to exist (see ingest/job_kinds.py).
+# REGISTRATION POINTS: what the schedules wait for (see ingest/job_kinds.py).
 NOT_YET: dict[str, str] = {
     "summarize": "session summaries (issue 5): add a sweep enqueueing summarize jobs for sessions idle for "
                  "[session] idle_minutes or grown by summarize_every_messages",
     "index": "post-session indexing (issue 3): add a sweep enqueueing index_session for closed sessions not indexed",
+    "reindex": "no registered job kind stamps sessions yet (index_session: issue 3, summaries: issue 5)",
 }
 
 
@@ -111,7 +112,7 @@ def runnable(settings: ScheduleSettings) -> list[str]:
     names = []
     for name in SCHEDULES:
         entry = SWEEPS.get(name)
-        if getattr(settings, name).enabled and entry is not None and (entry[1] is None or entry[1] in KINDS):
+        if getattr(settings, name).enabled and entry is not None and entry[1]():
             names.append(name)
     return names
 

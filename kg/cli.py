@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
+from kg.cli_jobs import jobs_app, reindex, serve
 from kg.config import load_settings
 from kg.embeddings import EmbeddingError
 from kg.memory import AsyncMemory
@@ -25,6 +26,9 @@ from kg.store import Store, StoreError
 app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True)
 neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(jobs_app, name="jobs")
+app.command()(serve)
+app.command()(reindex)
 console = Console(width=None if sys.stdout.isatty() else 140)  # pipes and CI logs get readable tables
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 T = TypeVar("T")
