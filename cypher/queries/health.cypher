@@ -1,0 +1,2 @@
+// Liveness of the database for GET /health.
+RETURN 1 AS ok

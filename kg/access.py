@@ -1,0 +1,72 @@
+"""Who may use which namespace: API keys (`[http] keys`) mapped to namespaces.
+
+A configured key is either the key itself or `sha256:<hex digest of the key>`; the digest form
+keeps secrets out of configuration files. Keys are compared in constant time and never logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+ALL = "*"
+
+
+class AccessDenied(Exception):
+    """`status` 401: no or unknown key; 403: the key may not use the namespace."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def key_digest(key: str) -> str:
+    """The `sha256:<hex>` form of a key, as `[http] keys` accepts it."""
+    return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What one presented key (or no key, with authentication off) may use."""
+
+    namespaces: frozenset[str] | None  # None: every namespace
+
+    def allows(self, namespace: str) -> bool:
+        return self.namespaces is None or namespace in self.namespaces
+
+    def check(self, namespace: str) -> None:
+        if not self.allows(namespace):
+            raise AccessDenied(403, f"this API key may not use namespace {namespace!r}")
+
+
+OPEN = Grant(None)
+
+
+class Keyring:
+    def __init__(self, keys: Mapping[str, Sequence[str]]) -> None:
+        self._digests: dict[str, frozenset[str]] = {}
+        for key, namespaces in keys.items():
+            digest = key.lower() if key.lower().startswith("sha256:") else key_digest(key)
+            self._digests[digest] = frozenset(namespaces)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self._digests)
+
+    def grant(self, presented: str | None) -> Grant:
+        """The grant of a presented key; raises `AccessDenied(401)` when it is missing or unknown."""
+        if not self.enabled:
+            return OPEN
+        if not presented:
+            raise AccessDenied(401, "missing API key: send it in the X-API-Key header")
+        digest = key_digest(presented)
+        found: frozenset[str] | None = None
+        for known, namespaces in self._digests.items():
+            if hmac.compare_digest(known, digest):
+                found = namespaces
+        if found is None:
+            raise AccessDenied(401, "unknown API key")
+        return OPEN if ALL in found else Grant(found)

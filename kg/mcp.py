@@ -1,0 +1,134 @@
+"""The MCP server (official `mcp` SDK): memory tools for agents, over stdio (`kg mcp`) or
+streamable HTTP (`/mcp` of the HTTP API, `kg.http`).
+
+Every tool takes the namespace it works in. Over HTTP the caller's `X-API-Key` decides which
+namespaces it may use, exactly as for the REST routes; over stdio `kg mcp --namespace ...`
+limits them (none given: all, since the local user owns the database anyway).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Protocol, Sequence
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from kg.access import OPEN, AccessDenied, Grant, Keyring
+from kg.config import Settings
+from kg.correction_models import CoreRules
+from kg.facts_models import FactView, RememberResult
+from kg.memory import AsyncMemory
+from kg.models import TurnHit, as_utc
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+INSTRUCTIONS = (
+    "Long-term memory of past conversations. Search it before answering questions about earlier "
+    "sessions, record durable facts with `remember`, and follow `core_rules` (the user's standing "
+    "corrections). Every tool works inside one namespace."
+)
+
+
+class Scope(Protocol):
+    """Which namespaces the caller of a tool may use, and the memory to use them with."""
+
+    def grant(self, ctx: Context) -> Grant: ...
+
+    def memory(self) -> AsyncMemory: ...
+
+
+@dataclass
+class LocalScope:
+    """stdio: the namespaces given on the command line (empty: all); the memory opened at start."""
+
+    namespaces: Sequence[str] = ()
+    opened: AsyncMemory | None = None
+
+    def grant(self, ctx: Context) -> Grant:
+        return Grant(frozenset(self.namespaces)) if self.namespaces else OPEN
+
+    def memory(self) -> AsyncMemory:
+        assert self.opened is not None, "the MCP server is not running"
+        return self.opened
+
+
+@dataclass
+class HttpScope:
+    """Streamable HTTP inside the API app: the request's X-API-Key, the app's memory."""
+
+    app: "FastAPI"
+
+    def grant(self, ctx: Context) -> Grant:
+        keyring: Keyring = self.app.state.keyring
+        return keyring.grant((ctx.headers or {}).get("x-api-key"))
+
+    def memory(self) -> AsyncMemory:
+        return self.app.state.memory
+
+
+def _instant(value: datetime | None) -> datetime | None:
+    return as_utc(value) if value is not None else None
+
+
+def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
+    server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+
+    def open_(ctx: Context, namespace: str) -> AsyncMemory:
+        try:
+            scope.grant(ctx).check(namespace)
+        except AccessDenied as exc:
+            raise ToolError(exc.message) from None
+        return scope.memory()
+
+    @server.tool()
+    async def search_turns(namespace: str, query: str, ctx: Context, k: int = 10,
+                           method: Literal["vector", "fulltext"] = "vector") -> list[TurnHit]:
+        """Past conversation turns most relevant to `query` (vector: by meaning; fulltext: by words)."""
+        return await open_(ctx, namespace).search_turns(namespace, query, max(1, min(k, 100)), method)
+
+    @server.tool()
+    async def remember(namespace: str, subject: str, predicate: str, object: str, ctx: Context,
+                       valid_from: datetime | None = None, op: Literal["assert", "retract"] = "assert",
+                       source: Literal["stated", "observed", "inferred", "system"] = "stated") -> RememberResult:
+        """Record (`assert`) or withdraw (`retract`) the fact `subject predicate object`, true from
+        `valid_from` (default now). A new value of a single-valued predicate supersedes the old one."""
+        return await open_(ctx, namespace).remember(namespace, subject, predicate, object,
+                                                    valid_from=_instant(valid_from), op=op, source=source)
+
+    @server.tool()
+    async def facts_as_of(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
+                          as_of: datetime | None = None, known_at: datetime | None = None) -> list[FactView]:
+        """What was true of `subject` at `as_of` (default now), as the memory believed it at `known_at`."""
+        return await open_(ctx, namespace).facts(namespace, subject, predicate, _instant(as_of), _instant(known_at))
+
+    @server.tool()
+    async def core_rules(namespace: str, ctx: Context) -> CoreRules:
+        """The user's standing rules and strong preferences (from past corrections), strongest first."""
+        return await open_(ctx, namespace).core_rules(namespace)
+
+    return server
+
+
+def mount(app: "FastAPI", server: MCPServer, settings: Settings) -> None:
+    """Serve `server` at `/mcp` of the API app (stateless streamable HTTP, JSON responses); the
+    app's lifespan runs `server.session_manager`."""
+    starlette = server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
+                                           host=settings.http.host)
+    app.router.routes.extend(starlette.routes)
+
+
+def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
+    """`kg mcp`: serve the tools over stdin/stdout until the client disconnects."""
+    scope = LocalScope(namespaces)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[None]:
+        async with AsyncMemory(settings) as memory:
+            scope.opened = memory
+            yield
+
+    build_server(scope, lifespan).run("stdio")

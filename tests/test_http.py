@@ -1,0 +1,319 @@
+"""The HTTP API against the real server: ingest with per-item results, reads, the bad-input
+corpus (4xx naming the field, server stays up), API keys and namespace scoping."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+from typing import Any, AsyncIterator
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from kg import AsyncMemory, load_settings
+from kg.access import key_digest
+from kg.config import HttpSettings
+from kg import http_routes
+from kg.http import create_app
+
+KEY_A, KEY_B, KEY_ALL = "key-a-5f1c0e", "key-b-93ad71", "key-all-27bb04"
+T0 = "2025-05-01T12:00:00Z"
+
+
+def settings_with(max_text_chars: int = 1000, **http: Any):
+    base = load_settings()
+    return base.model_copy(update={"http": HttpSettings(**{**base.http.model_dump(), **http}),
+                                   "ingest": base.ingest.model_copy(update={"max_text_chars": max_text_chars})})
+
+
+@contextlib.asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """The app's lifespan in a task of its own (its task groups must exit where they entered, and
+    pytest-asyncio finalizes fixtures in another task), with a client over ASGI."""
+    started, stop = asyncio.Event(), asyncio.Event()
+
+    async def lifespan() -> None:
+        async with app.router.lifespan_context(app):
+            started.set()
+            await stop.wait()
+
+    task = asyncio.create_task(lifespan())
+    await asyncio.wait([task, asyncio.create_task(started.wait())], return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        task.result()
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as c:
+            yield c
+    finally:
+        stop.set()
+        await task
+
+
+@pytest.fixture
+async def api(memory: AsyncMemory) -> AsyncIterator[httpx.AsyncClient]:
+    """The app without keys (authentication off), on the shared memory, body limit 64 KiB."""
+    app = create_app(settings_with(keys={}, max_body_bytes=65536, max_batch=50), memory=memory)
+    async with running(app) as client:
+        yield client
+
+
+def msg(text: str, minute: int = 0, **extra: Any) -> dict[str, Any]:
+    return {"role": "user", "text": text, "ts": f"2025-05-01T12:{minute:02d}:00Z", **extra}
+
+
+async def test_health_and_openapi(api: httpx.AsyncClient) -> None:
+    assert (await api.get("/health")).json() == {"status": "ok", "database": "up", "version": "1"}
+    schema = (await api.get("/openapi.json")).json()
+    paths = schema["paths"]
+    for path in ("/v1/namespaces/{namespace}/messages", "/v1/namespaces/{namespace}/search",
+                 "/v1/namespaces/{namespace}/facts", "/v1/namespaces/{namespace}/rules"):
+        assert path in paths
+    assert schema["components"]["securitySchemes"]["APIKeyHeader"]["name"] == "X-API-Key"
+    item = schema["components"]["schemas"]["MessageIn"]
+    assert set(item["required"]) == {"role", "text", "ts"}
+
+
+async def test_ingest_reports_each_item_and_stores_the_valid_ones(api: httpx.AsyncClient, namespace: str) -> None:
+    body = {"messages": [
+        msg("We picked TimescaleDB for analytics.", 0, session_id="s1"),
+        msg("bad role", 1, role="robot", session_id="s1"),
+        msg("bad time", 2, ts="2025-13-45T99:00:00Z", session_id="s1"),
+        msg("Lisbon is lovely in May.", 3, session_id="s1"),
+        "not an object",
+        msg("extra field", 4, session_id="s1", mood="happy"),
+        msg("   ", 5, session_id="s1"),
+    ]}
+    r = await api.post(f"/v1/namespaces/{namespace}/messages", json=body)
+    assert r.status_code == 207, r.text
+    out = r.json()
+    assert (out["accepted"], out["rejected"], out["written"]) == (2, 5, 2)
+    errors = {i["index"]: i["errors"] for i in out["items"] if i["status"] == "rejected"}
+    assert errors[1][0]["field"] == "messages[1].role" and "'user'" in errors[1][0]["message"]
+    assert errors[2][0]["field"] == "messages[2].ts"
+    assert errors[4] == [{"field": "messages[4]", "message": "must be a JSON object"}]
+    assert errors[5][0]["field"] == "messages[5].mood" and "not permitted" in errors[5][0]["message"]
+    assert errors[6][0]["field"] == "messages[6].text" and "blank" in errors[6][0]["message"]
+
+    again = await api.post(f"/v1/namespaces/{namespace}/messages", json={"messages": [body["messages"][0]]})
+    assert again.status_code == 200 and again.json()["existing"] == 1  # idempotent
+
+    session = (await api.get(f"/v1/namespaces/{namespace}/sessions/s1")).json()
+    assert [t["text"] for t in session["turns"]] == ["We picked TimescaleDB for analytics.", "Lisbon is lovely in May."]
+    hits = (await api.get(f"/v1/namespaces/{namespace}/search", params={"q": "which database?", "k": 1})).json()
+    assert hits[0]["turn"]["text"].startswith("We picked TimescaleDB")
+    hits = (await api.get(f"/v1/namespaces/{namespace}/search",
+                          params={"q": "Lisbon", "strategy": "fulltext"})).json()
+    assert [h["method"] for h in hits] == ["fulltext"]
+
+
+async def test_session_ingest_and_facts_over_http(api: httpx.AsyncClient, namespace: str) -> None:
+    r = await api.post(f"/v1/namespaces/{namespace}/sessions",
+                       json={"session_id": "retro", "turns": [msg("I moved to Lisbon", 0), msg("Nice!", 1)]})
+    assert r.status_code == 200 and r.json()["written"] == 2
+    sessions = (await api.get(f"/v1/namespaces/{namespace}/sessions")).json()
+    assert [s["id"] for s in sessions] == ["retro"]
+    base = f"/v1/namespaces/{namespace}/facts"
+    for city, since in (("Porto", "2020-01-01T00:00:00Z"), ("Lisbon", "2024-06-01T00:00:00Z")):
+        r = await api.post(base, json={"subject": "user", "predicate": "lives_in", "object": city,
+                                       "valid_from": since})
+        assert r.status_code == 200, r.text
+    past = (await api.get(base, params={"subject": "user", "as_of": "2021-01-01T00:00:00Z"})).json()
+    assert [f["object_value"] for f in past] == ["Porto"]
+    history = (await api.get(f"{base}/history", params={"subject": "user"})).json()
+    assert {f["object_value"] for f in history} == {"Porto", "Lisbon"}
+    rules = (await api.get(f"/v1/namespaces/{namespace}/rules")).json()
+    assert rules["namespace"] == namespace and rules["prompt"] == ""
+
+
+# -- the bad-input corpus ---------------------------------------------------------------------
+BAD_INPUTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
+    # (case, method, path under the namespace, request kwargs, status, field named)
+    ("malformed JSON", "POST", "/messages", {"content": b'{"messages": [{"role": "user",',
+                                            "headers": {"content-type": "application/json"}}, 400, "body"),
+    ("JSON of the wrong shape", "POST", "/messages", {"json": [1, 2, 3]}, 422, "body"),
+    ("empty batch", "POST", "/messages", {"json": {"messages": []}}, 422, "messages"),
+    ("missing batch", "POST", "/messages", {"json": {}}, 422, "messages"),
+    ("batch over max_batch", "POST", "/messages", {"json": {"messages": [msg("x")] * 51}}, 422, "messages"),
+    ("invalid timestamp", "POST", "/messages", {"json": {"messages": [msg("x", ts="yesterday")]}}, 422,
+     "messages[0].ts"),
+    ("impossible date", "POST", "/messages", {"json": {"messages": [msg("x", ts="2025-02-30T10:00:00Z")]}}, 422,
+     "messages[0].ts"),
+    ("unknown role", "POST", "/messages", {"json": {"messages": [msg("x", role="wizard")]}}, 422,
+     "messages[0].role"),
+    ("namespace inside an item", "POST", "/messages", {"json": {"messages": [msg("x", namespace="other")]}}, 422,
+     "messages[0].namespace"),
+    ("turn of another session", "POST", "/sessions",
+     {"json": {"session_id": "a", "turns": [msg("x", session_id="b")]}}, 422, "turns[0].session_id"),
+    ("text over max_text_chars", "POST", "/messages", {"json": {"messages": [msg("x" * 1001)]}}, 422,
+     "messages[0].text"),
+    ("fact without subject", "POST", "/facts", {"json": {"predicate": "p", "object": "o"}}, 422, "subject"),
+    ("fact with bad op", "POST", "/facts", {"json": {"subject": "s", "predicate": "p", "object": "o",
+                                                     "op": "delete"}}, 422, "op"),
+    ("fact with bad valid_from", "POST", "/facts", {"json": {"subject": "s", "predicate": "p", "object": "o",
+                                                             "valid_from": "soon"}}, 422, "valid_from"),
+    ("search without query", "GET", "/search", {}, 422, "q"),
+    ("search with k=0", "GET", "/search", {"params": {"q": "x", "k": 0}}, 422, "k"),
+    ("unknown strategy", "GET", "/search", {"params": {"q": "x", "strategy": "telepathy"}}, 422, "strategy"),
+    ("as_of not a time", "GET", "/facts", {"params": {"subject": "s", "as_of": "last tuesday"}}, 422, "as_of"),
+    ("correction of unknown type", "POST", "/corrections",
+     {"json": {"session_id": "s", "rule_text": "r", "correction_type": "vibes"}}, 422, "correction_type"),
+]
+
+
+@pytest.mark.parametrize("case,method,path,kwargs,status,field", BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
+async def test_bad_input_gets_a_4xx_naming_the_field(api: httpx.AsyncClient, namespace: str, case: str,
+                                                     method: str, path: str, kwargs: dict[str, Any],
+                                                     status: int, field: str) -> None:
+    await api.post(f"/v1/namespaces/{namespace}/messages", json={"messages": [msg("seed")]})
+    r = await api.request(method, f"/v1/namespaces/{namespace}{path}", **kwargs)
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert body["message"] and body["error"]
+    assert field in [d["field"] for d in body["detail"]], body
+    assert (await api.get("/health")).status_code == 200
+
+
+async def test_huge_bodies_get_413_and_the_server_stays_up(api: httpx.AsyncClient, namespace: str) -> None:
+    big = json.dumps({"messages": [msg("y" * 70_000)]}).encode()
+    r = await api.post(f"/v1/namespaces/{namespace}/messages", content=big,
+                       headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "65536 bytes" in r.json()["message"]
+
+    async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: counted as it streams
+        for _ in range(20):
+            yield b" " * 8192
+
+    r = await api.post(f"/v1/namespaces/{namespace}/messages", content=chunks(),
+                       headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    assert (await api.get("/health")).status_code == 200
+
+
+async def test_unknown_and_invalid_namespaces(api: httpx.AsyncClient, namespace: str) -> None:
+    r = await api.get(f"/v1/namespaces/{namespace}/search", params={"q": "anything"})
+    assert r.status_code == 404 and r.json()["detail"][0]["field"] == "namespace"
+    assert "holds no data" in r.json()["message"]
+    r = await api.get("/v1/namespaces/a' OR 1=1 --/sessions")
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "namespace"
+
+
+INJECTIONS = [
+    "'); MATCH (n) DETACH DELETE n; //",
+    "\" OR 1=1 --",
+    "}) RETURN n UNION MATCH (m) RETURN m //",
+    "<script>alert(1)</script>",
+    "$namespace {namespace: 'other'}",
+    "text:* OR namespace:* AND \\",
+    "\u0000 nul and \u202e right-to-left",
+]
+
+
+async def test_injection_looking_text_is_stored_verbatim(api: httpx.AsyncClient, namespace: str,
+                                                         memory: AsyncMemory) -> None:
+    messages = [msg(t, i, session_id="inj") for i, t in enumerate(INJECTIONS)]
+    r = await api.post(f"/v1/namespaces/{namespace}/messages", json={"messages": messages})
+    assert r.status_code == 200, r.text
+    turns = (await api.get(f"/v1/namespaces/{namespace}/sessions/inj")).json()["turns"]
+    assert [t["text"] for t in turns] == INJECTIONS
+    for strategy in ("vector", "fulltext"):
+        r = await api.get(f"/v1/namespaces/{namespace}/search", params={"q": INJECTIONS[5], "strategy": strategy})
+        assert r.status_code == 200
+        assert all(h["turn"]["namespace"] == namespace for h in r.json())
+    r = await api.post(f"/v1/namespaces/{namespace}/facts",
+                       json={"subject": INJECTIONS[0], "predicate": "said", "object": INJECTIONS[2]})
+    assert r.status_code == 200
+    facts = (await api.get(f"/v1/namespaces/{namespace}/facts", params={"subject": INJECTIONS[0]})).json()
+    assert [f["object_value"] for f in facts] == [INJECTIONS[2]]
+    assert await memory.session(namespace, "inj") is not None  # and the graph is still there
+
+
+# -- keys and namespace scoping ---------------------------------------------------------------
+@pytest.fixture
+async def keyed(memory: AsyncMemory, namespace: str) -> AsyncIterator[tuple[httpx.AsyncClient, str, str]]:
+    """Key A (configured as its hash) may use `namespace`; key B only `<namespace>-b`; KEY_ALL both."""
+    other = namespace + "-b"
+    keys = {key_digest(KEY_A): [namespace], KEY_B: [other], key_digest(KEY_ALL): ["*"]}
+    app = create_app(settings_with(keys=keys), memory=memory)
+    try:
+        async with running(app) as client:
+            yield client, namespace, other
+    finally:
+        await memory.delete_namespace(other)
+
+
+async def test_a_key_for_namespace_a_can_never_read_b(keyed: tuple[httpx.AsyncClient, str, str]) -> None:
+    client, a, b = keyed
+    for key, ns in ((KEY_A, a), (KEY_B, b)):
+        r = await client.post(f"/v1/namespaces/{ns}/messages", headers={"X-API-Key": key},
+                              json={"messages": [msg(f"secret of {ns}", session_id="s1")]})
+        assert r.status_code == 200, r.text
+        await client.post(f"/v1/namespaces/{ns}/facts", headers={"X-API-Key": key},
+                          json={"subject": "user", "predicate": "secret", "object": ns})
+    scoped = [r for r in http_routes.scoped.routes if r.path.startswith("/v1/namespaces/{namespace}")]
+    assert len(scoped) >= 8
+    for route in scoped:
+        for method in route.methods - {"HEAD"}:
+            path = route.path.format(namespace=b, session_id="s1", correction_id="c1")
+            r = await client.request(method, path, headers={"X-API-Key": KEY_A},
+                                     params={"q": "secret", "subject": "user"},
+                                     json={"messages": [msg("x")], "subject": "s", "predicate": "p", "object": "o"})
+            assert r.status_code == 403 and r.json()["error"] == "forbidden", (method, path, r.text)
+    hits = (await client.get(f"/v1/namespaces/{a}/search", headers={"X-API-Key": KEY_A},
+                             params={"q": "secret", "k": 50})).json()
+    assert hits and all(h["turn"]["namespace"] == a for h in hits)
+    for ns in (a, b):
+        r = await client.get(f"/v1/namespaces/{ns}/sessions/s1", headers={"X-API-Key": KEY_ALL})
+        assert r.status_code == 200
+
+
+async def test_missing_or_unknown_keys_get_401_and_are_never_logged(
+        keyed: tuple[httpx.AsyncClient, str, str], caplog: pytest.LogCaptureFixture) -> None:
+    client, a, _ = keyed
+    caplog.set_level(logging.DEBUG)
+    r = await client.get(f"/v1/namespaces/{a}/sessions")
+    assert r.status_code == 401 and r.json()["detail"][0]["field"] == "X-API-Key"
+    assert r.headers["WWW-Authenticate"] == "X-API-Key"
+    r = await client.get(f"/v1/namespaces/{a}/sessions", headers={"X-API-Key": "guess-" + KEY_A})
+    assert r.status_code == 401 and r.json()["message"] == "unknown API key"
+    r = await client.get("/health")
+    assert r.status_code == 200  # health needs no key
+    settings = settings_with(keys={KEY_B: ["x"]})
+    assert KEY_B not in repr(settings) and KEY_B not in str(settings.http)
+    for secret in (KEY_A, KEY_B, KEY_ALL, "guess-" + KEY_A):
+        assert secret not in caplog.text
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_real_uvicorn_on_loopback(memory: AsyncMemory, namespace: str) -> None:
+    port = free_port()
+    app = create_app(settings_with(keys={}, max_body_bytes=4096), memory=memory)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            await asyncio.sleep(0.05)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as c:
+            assert (await c.get("/health")).status_code == 200
+            r = await c.post(f"/v1/namespaces/{namespace}/messages", json={"messages": [msg("z" * 5000)]})
+            assert r.status_code == 413
+            r = await c.post(f"/v1/namespaces/{namespace}/messages", content=b"{oops",
+                             headers={"content-type": "application/json"})
+            assert r.status_code == 400 and r.json()["error"] == "malformed_json"
+            r = await c.post(f"/v1/namespaces/{namespace}/messages", json={"messages": [msg("hello", 1)]})
+            assert r.status_code == 200 and r.json()["written"] == 1
+            assert (await c.get("/health")).status_code == 200
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
