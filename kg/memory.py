@@ -12,11 +12,8 @@ import functools
 import inspect
 import threading
 from datetime import datetime
-from typing import Any, Callable, Iterable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping
 
-from ingest.corrections.maintain import ClusterLabeler, maintain
-from ingest.corrections.policy import CorrectionJudge
-from ingest.corrections.writer import CorrectionWriter
 from ingest.facts import FactWriter, PredicateResolver
 from ingest.job_kinds import KINDS
 from ingest.jobs import JobQueue
@@ -34,6 +31,10 @@ from kg.store import Store
 from queries import corrections as correction_queries
 from queries import facts as fact_queries
 from queries import turns as turn_queries
+
+if TYPE_CHECKING:
+    from ingest.corrections.maintain import ClusterLabeler
+    from ingest.corrections.policy import CorrectionJudge
 
 SearchMethod = Literal["vector", "fulltext"]
 
@@ -222,6 +223,8 @@ class AsyncMemory:
         """Record that the user corrected the agent in `session_id` (the extractor's path too). Decides
         added / reinforced / invalidated / noop against the namespace's similar corrections and
         graduates the affected one. A session not stored yet is created. See README "Corrections and rules"."""
+        from ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
+
         writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge)
         return await writer.add(namespace, session_id, rule_text, original_behavior, corrected_behavior,
                                 correction_type, seen_at, evidence_turn_ids, confidence)
@@ -229,6 +232,8 @@ class AsyncMemory:
     async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
         """The user explicitly confirmed a correction: it becomes a rule (and decays slowly)."""
         cfg = self.settings.memory.corrections
+        from ingest.corrections.writer import CorrectionWriter
+
         await CorrectionWriter(self.store, self.embedder, cfg).confirm(namespace, correction_id, at)
         view = await correction_queries.correction(self.store, cfg, namespace, correction_id, at)
         assert view is not None
@@ -252,6 +257,8 @@ class AsyncMemory:
     async def maintain_corrections(self, namespace: str, now: datetime | None = None) -> MaintenanceReport:
         """The nightly job: cluster, merge near-duplicates, resolve contradictions, promote and decay;
         writes a JSON and a markdown report under `[memory.corrections.clustering] report_dir`."""
+        from ingest.corrections.maintain import maintain
+
         return await maintain(self.store, self.settings.memory.corrections, namespace, now, self.correction_labeler)
 
     # -- background jobs -------------------------------------------------------------------------

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
-from kg.correction_models import LinkType
+Conflict = Literal["supersedes", "contradicts"]  # the `LINK` types a conflict writes
 
 _CONTRACTIONS = {
     "don't": "do not", "dont": "do not", "doesn't": "does not", "didn't": "did not", "won't": "will not",
@@ -134,7 +135,7 @@ def _same_action(a: frozenset[str], b: frozenset[str]) -> bool:
     return a <= b or b <= a or len(a & b) / len(a | b) >= 0.5
 
 
-def conflict(new: RuleShape, old: RuleShape) -> LinkType | None:
+def conflict(new: RuleShape, old: RuleShape) -> Conflict | None:
     """How `new` goes against `old`: "supersedes" (the choice between two things flipped),
     "contradicts" (one says do, the other do not), or None (they agree or are unrelated)."""
     if new.is_choice and old.is_choice:
