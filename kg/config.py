@@ -132,6 +132,7 @@ class CorrectionClusteringSettings(BaseModel):
     min_samples: int = Field(1, ge=1)
     umap_min_points: int = Field(200, ge=10)  # at least this many corrections: reduce with UMAP first
     umap_components: int = Field(10, ge=2)
+    link_similarity: float = Field(0.60, gt=0, le=1)  # a cluster splits into groups linked at this cosine
     merge_similarity: float = Field(0.70, gt=0, le=1)  # cosine inside one cluster that merges two corrections
     report_dir: Path = Path(".kg/reports")  # relative to the working folder
 
