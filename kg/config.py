@@ -20,6 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from ingest.dedup.settings import DedupSettings  # [memory.entity_deduplication]; pure, no I/O
+
 DEFAULT_CONFIG_FILE = "kg.toml"
 
 
@@ -104,6 +106,7 @@ class IndexingSettings(BaseModel):
     backend: str = "auto"  # a name in llm.services, "offline", or "auto"
     chunk_token_budget: int = Field(6000, ge=200)
     chunk_overlap: float = Field(0.15, ge=0, lt=0.5)
+    max_failures: int = Field(5, ge=1)  # a session whose extraction failed this often is left to `kg index --session`
 
 
 class ConfidenceSettings(BaseModel):
@@ -172,6 +175,7 @@ class MemorySettings(BaseModel):
     predicates: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     corrections: CorrectionSettings = Field(default_factory=CorrectionSettings)
+    entity_deduplication: DedupSettings = Field(default_factory=DedupSettings)
 
 
 class HttpSettings(BaseModel):
