@@ -302,6 +302,71 @@ def facts(
     _run(go())
 
 
+# -- agents and other graphs -------------------------------------------------------------------
+import_app = typer.Typer(help="Bring memory over from other systems.", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+
+@app.command()
+def mcp(
+    namespace: Optional[list[str]] = typer.Option(None, "--namespace", "-n",
+                                                  help="Namespaces the tools may use (repeatable); default all."),
+) -> None:
+    """Serve the memory tools to an MCP client over stdio (streamable HTTP: /mcp of the HTTP API)."""
+    from kg.mcp import run_stdio
+
+    try:
+        run_stdio(load_settings(), namespace or ())
+    except (LocalServerError, StoreError, EmbeddingError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+
+
+@import_app.command("graphiti")
+def import_graphiti(
+    group_id: str = typer.Option(..., "--group-id", "-g", help="The Graphiti group to import."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", "-n", help="Target namespace; default the group id."),
+    uri: Optional[str] = typer.Option(None, "--uri", help="Graphiti's Neo4j; default the memory's own database."),
+    user: str = typer.Option("neo4j", "--user"),
+    password: Optional[str] = typer.Option(None, "--password", envvar="GRAPHITI_NEO4J_PASSWORD",
+                                           help="Default: $GRAPHITI_NEO4J_PASSWORD (with --uri)."),
+    database: str = typer.Option("neo4j", "--database"),
+    source: str = typer.Option("stated", "--source", help="Fact source: stated, observed, inferred or system."),
+) -> None:
+    """Read a Graphiti graph (episodes, entities, RELATES_TO edges) into a namespace."""
+    import re
+
+    from ingest.graphiti_import import GraphitiSource
+    from ingest.graphiti_import import import_graphiti as run_import
+    from kg.store import resolve_connection
+
+    if source not in ("stated", "observed", "inferred", "system"):
+        err.print(f"[red]error:[/] unknown --source {source!r}; use stated, observed, inferred or system")
+        raise typer.Exit(2)
+    target = namespace or group_id
+    if not re.fullmatch(r"[A-Za-z0-9_.:@\-]{1,200}", target):
+        err.print(f"[red]error:[/] {target!r} is not a valid namespace (letters, digits, _ . : @ -); pass --namespace")
+        raise typer.Exit(2)
+    settings = load_settings()
+
+    async def go() -> Any:
+        if uri is None:
+            conn = resolve_connection(settings)
+            origin = GraphitiSource(conn.uri, conn.user, conn.password, conn.database)
+        else:
+            origin = GraphitiSource(uri, user, password, database)
+        async with AsyncMemory(settings) as memory:
+            return await run_import(memory, origin, group_id, target, source,  # type: ignore[arg-type]
+                                    echo=console.print)
+
+    report = _run(go())
+    for reason in report.skipped:
+        err.print(f"[yellow]skipped[/] {reason}")
+    console.print(f"namespace {report.namespace}: {report.episodes} episodes -> {report.turns_written} new turns "
+                  f"({report.turns_existing} already stored), {report.entities} entities, {report.edges} edges -> "
+                  f"{report.facts_asserted} asserted, {report.facts_retracted} retracted")
+
+
 # -- demo ----------------------------------------------------------------------------------------
 DEMO_QUERIES = [
     ("demo-acme", "which database did we pick for the analytics service?", "vector"),

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Protoco
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg.access import OPEN, AccessDenied, Grant, Keyring
 from kg.config import Settings
@@ -119,6 +122,28 @@ def mount(app: "FastAPI", server: MCPServer, settings: Settings) -> None:
     starlette = server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
                                            host=settings.http.host)
     app.router.routes.extend(starlette.routes)
+    app.add_middleware(KeyGate, keyring=app.state.keyring)
+
+
+class KeyGate:
+    """With keys configured, `/mcp` answers only known keys (401 otherwise); which namespaces a
+    key may use is checked by each tool."""
+
+    def __init__(self, app: ASGIApp, keyring: Keyring) -> None:
+        self.app = app
+        self.keyring = keyring
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].rstrip("/") == "/mcp":
+            try:
+                self.keyring.grant(Headers(scope=scope).get("x-api-key"))
+            except AccessDenied as exc:
+                body = {"error": "unauthorized", "message": exc.message,
+                        "detail": [{"field": "X-API-Key", "message": exc.message}]}
+                await JSONResponse(body, status_code=401, headers={"WWW-Authenticate": "X-API-Key"})(
+                    scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
