@@ -17,7 +17,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as AsgiScope
 
 from kg.access import OPEN, AccessDenied, Grant, Keyring
 from kg.config import Settings
@@ -133,7 +134,7 @@ class KeyGate:
         self.app = app
         self.keyring = keyring
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].rstrip("/") == "/mcp":
             try:
                 self.keyring.grant(Headers(scope=scope).get("x-api-key"))

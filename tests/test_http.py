@@ -130,6 +130,18 @@ async def test_session_ingest_and_facts_over_http(api: httpx.AsyncClient, namesp
     assert rules["namespace"] == namespace and rules["prompt"] == ""
 
 
+async def test_jobs_are_scoped_to_their_namespace(api: httpx.AsyncClient, namespace: str,
+                                                  memory: AsyncMemory) -> None:
+    r = await api.post(f"/v1/namespaces/{namespace}/jobs", json={"kind": "maintain_corrections", "target": namespace})
+    assert r.status_code == 200, r.text
+    job = r.json()
+    assert job["status"] == "queued" and job["namespace"] == namespace
+    assert (await api.get(f"/v1/namespaces/{namespace}/jobs/{job['id']}")).json()["id"] == job["id"]
+    assert [j["id"] for j in (await api.get(f"/v1/namespaces/{namespace}/jobs")).json()] == [job["id"]]
+    r = await api.get(f"/v1/namespaces/{namespace}-other/jobs/{job['id']}")
+    assert r.status_code == 404 and r.json()["detail"][0]["field"] == "job_id"
+
+
 # -- the bad-input corpus ---------------------------------------------------------------------
 BAD_INPUTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
     # (case, method, path under the namespace, request kwargs, status, field named)
@@ -160,6 +172,8 @@ BAD_INPUTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
     ("search with k=0", "GET", "/search", {"params": {"q": "x", "k": 0}}, 422, "k"),
     ("unknown strategy", "GET", "/search", {"params": {"q": "x", "strategy": "telepathy"}}, 422, "strategy"),
     ("as_of not a time", "GET", "/facts", {"params": {"subject": "s", "as_of": "last tuesday"}}, 422, "as_of"),
+    ("job of unknown kind", "POST", "/jobs", {"json": {"kind": "mine_bitcoin", "target": "x"}}, 422, "kind"),
+    ("job list with bad status", "GET", "/jobs", {"params": {"status": "sleeping"}}, 422, "status"),
     ("correction of unknown type", "POST", "/corrections",
      {"json": {"session_id": "s", "rule_text": "r", "correction_type": "vibes"}}, 422, "correction_type"),
 ]
@@ -258,7 +272,7 @@ async def test_a_key_for_namespace_a_can_never_read_b(keyed: tuple[httpx.AsyncCl
     assert len(scoped) >= 8
     for route in scoped:
         for method in route.methods - {"HEAD"}:
-            path = route.path.format(namespace=b, session_id="s1", correction_id="c1")
+            path = route.path.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1")
             r = await client.request(method, path, headers={"X-API-Key": KEY_A},
                                      params={"q": "secret", "subject": "user"},
                                      json={"messages": [msg("x")], "subject": "s", "predicate": "p", "object": "o"})

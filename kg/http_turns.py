@@ -1,0 +1,156 @@
+"""HTTP routes for turns: ingest (validated item by item), sessions, search."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from fastapi import HTTPException, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
+
+from kg.http import error_response, validation_detail
+from kg.http_routes import Existing, Mem, Namespace, memory_of, scoped
+from kg.models import Message, Role, Session, Turn, TurnHit
+
+
+class MessageIn(BaseModel):
+    """One message; `session_id` omitted: the namespace's current session, or a new one after the gap."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: Role
+    text: str = Field(min_length=1)
+    ts: datetime
+    speaker: str | None = Field(None, max_length=200)
+    session_id: str | None = Field(None, min_length=1, max_length=200)
+    external_id: str | None = Field(None, max_length=200)
+
+
+class MessagesIn(BaseModel):
+    messages: list[SkipValidation[MessageIn]] = Field(min_length=1, description="Validated one by one.")
+
+
+class SessionIn(BaseModel):
+    session_id: str = Field(min_length=1, max_length=200)
+    turns: list[SkipValidation[MessageIn]] = Field(min_length=1, description="Validated one by one.")
+
+
+class FieldError(BaseModel):
+    field: str
+    message: str
+
+
+class ItemResult(BaseModel):
+    index: int
+    status: Literal["accepted", "rejected"]
+    errors: list[FieldError] = Field(default_factory=list)
+
+
+class BatchResult(BaseModel):
+    """200: every item accepted; 207: some rejected (the valid ones are stored); 422: none accepted."""
+
+    received: int
+    accepted: int
+    rejected: int
+    written: int  # new turns
+    existing: int  # already stored (idempotent re-send)
+    sessions: int
+    items: list[ItemResult]
+
+
+class SessionTurns(BaseModel):
+    session: Session
+    turns: list[Turn]
+
+
+# -- ingest -----------------------------------------------------------------------------------
+def _validated(request: Request, namespace: str, items: list[Any], field: str,
+               session_id: str | None = None) -> tuple[list[Message], list[ItemResult]]:
+    settings = request.app.state.settings
+    if len(items) > settings.http.max_batch:
+        raise HTTPException(422, [{"field": field, "message": f"at most {settings.http.max_batch} items per "
+                                   "request ([http] max_batch)"}])
+    messages, results = [], []
+    for i, item in enumerate(items):
+        errors: list[dict[str, str]] = []
+        if not isinstance(item, dict):
+            errors = [{"field": f"{field}[{i}]", "message": "must be a JSON object"}]
+        elif "namespace" in item:
+            errors = [{"field": f"{field}[{i}].namespace", "message": "not allowed: the namespace is in the path"}]
+        elif session_id is not None and item.get("session_id", session_id) != session_id:
+            errors = [{"field": f"{field}[{i}].session_id", "message": "differs from the body's session_id"}]
+        elif len(str(item.get("text", ""))) > settings.ingest.max_text_chars:
+            errors = [{"field": f"{field}[{i}].text", "message": f"longer than {settings.ingest.max_text_chars} "
+                       "characters ([ingest] max_text_chars)"}]
+        else:
+            data = {**item, "namespace": namespace} | ({"session_id": session_id} if session_id else {})
+            try:
+                messages.append(Message.model_validate(data))
+            except ValidationError as exc:
+                errors = validation_detail(exc.errors(), (field, i))
+        results.append(ItemResult(index=i, status="rejected" if errors else "accepted",
+                                  errors=[FieldError(**e) for e in errors]))
+    return messages, results
+
+
+async def _ingest(request: Request, response: Response, namespace: str, items: list[Any], field: str,
+                  session_id: str | None = None) -> BatchResult | Any:
+    messages, results = _validated(request, namespace, items, field, session_id)
+    rejected = [r for r in results if r.status == "rejected"]
+    if not messages:
+        detail = [e.model_dump() for r in rejected for e in r.errors]
+        body = error_response(422, "invalid_request", f"no valid item: {detail[0]['field']}: {detail[0]['message']}",
+                              detail)
+        return body
+    report = await memory_of(request).ingest(messages)
+    request.app.state.known_namespaces.add(namespace)
+    response.status_code = 207 if rejected else 200
+    return BatchResult(received=len(items), accepted=len(messages), rejected=len(rejected), written=report.written,
+                       existing=report.existing, sessions=report.sessions, items=results)
+
+
+BATCH_RESPONSES: dict[int | str, dict[str, Any]] = {
+    207: {"model": BatchResult, "description": "Some items rejected; the valid ones were stored."},
+    422: {"description": "No valid item, or the request itself is invalid."},
+    413: {"description": "Body larger than `[http] max_body_bytes`."},
+}
+
+
+@scoped.post("/messages", response_model=BatchResult, responses=BATCH_RESPONSES, tags=["ingest"])
+async def add_messages(request: Request, response: Response, namespace: Namespace, body: MessagesIn) -> Any:
+    """Store messages (each joins its `session_id`, or the current session by time gap). Idempotent."""
+    return await _ingest(request, response, namespace, body.messages, "messages")
+
+
+@scoped.post("/sessions", response_model=BatchResult, responses=BATCH_RESPONSES, tags=["ingest"])
+async def add_session(request: Request, response: Response, namespace: Namespace, body: SessionIn) -> Any:
+    """Store (or extend) one session's turns. Idempotent."""
+    return await _ingest(request, response, namespace, body.turns, "turns", body.session_id)
+
+
+@scoped.get("/sessions", response_model=list[Session], tags=["sessions"])
+async def list_sessions(namespace: Existing, memory: Mem, limit: int = Query(20, ge=1, le=1000)) -> list[Session]:
+    """The latest sessions of the namespace."""
+    return await memory.sessions(namespace, limit)
+
+
+@scoped.get("/sessions/{session_id}", response_model=SessionTurns, tags=["sessions"])
+async def get_session(namespace: Existing, session_id: str, memory: Mem) -> SessionTurns:
+    """One session and its turns in order."""
+    session = await memory.session(namespace, session_id)
+    if session is None:
+        raise HTTPException(404, [{"field": "session_id", "message": f"no session {session_id!r} in {namespace!r}"}])
+    return SessionTurns(session=session, turns=await memory.turns(namespace, session_id))
+
+
+SearchStrategy = Literal["vector", "fulltext"]
+
+
+@scoped.get("/search", response_model=list[TurnHit], tags=["search"])
+async def search(
+    namespace: Existing, memory: Mem,
+    q: str = Query(min_length=1, max_length=2000, description="What to look for."),
+    k: int = Query(10, ge=1, le=200),
+    strategy: SearchStrategy = Query("vector", description="vector (cosine) or fulltext (BM25) over turns."),
+) -> list[TurnHit]:
+    """Turns of the namespace ranked by the chosen strategy."""
+    return await memory.search_turns(namespace, q, k, strategy)
