@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
+from kg.cli_corrections import corrections_app, rules
 from kg.cli_jobs import jobs_app, reindex, serve
 from kg.config import load_settings
 from kg.embeddings import EmbeddingError
@@ -29,6 +30,8 @@ app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(jobs_app, name="jobs")
 app.command()(serve)
 app.command()(reindex)
+app.add_typer(corrections_app, name="corrections")
+app.command()(rules)
 console = Console(width=None if sys.stdout.isatty() else 140)  # pipes and CI logs get readable tables
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 T = TypeVar("T")

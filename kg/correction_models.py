@@ -125,6 +125,7 @@ class MaintenanceReport(BaseModel):
     namespace: str
     at: datetime
     corrections: int  # live corrections considered
+    merged_before: int  # corrections merged by earlier runs, clustered with their survivors
     reduced_with_umap: bool
     clusters: list[ClusterReport]
     noise: int  # live corrections in no cluster
@@ -139,7 +140,8 @@ class MaintenanceReport(BaseModel):
     def markdown(self) -> str:
         c = self.counts
         lines = [f"# Corrections maintenance: {self.namespace}", "",
-                 f"Run at {self.at.isoformat()} over {self.corrections} live corrections"
+                 f"Run at {self.at.isoformat()} over {self.corrections} live corrections "
+                 f"and {self.merged_before} merged earlier"
                  f"{' (UMAP first)' if self.reduced_with_umap else ''}.", "",
                  "| rule | preference | pattern | correction | invalidated |", "|---|---|---|---|---|",
                  f"| {c.get('rule', 0)} | {c.get('preference', 0)} | {c.get('pattern', 0)} | "

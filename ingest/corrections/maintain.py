@@ -65,7 +65,8 @@ class _Job:
         self.cfg, self.namespace, self.at = cfg, namespace, at
         self.rows = {r["correction"]["id"]: {**{k: _native(v) for k, v in r["correction"].items()},
                                              "session_ids": set(r["session_ids"])} for r in rows}
-        self.order = list(self.rows)
+        self.order = list(self.rows)  # clustered: live corrections and those merged into them
+        self.merged_before = {r["correction"]["id"] for r in rows if r["merged"]}
         self.clusters: list[ClusterReport] = []
         self.labels: list[int] = []
         self.reduced = False
@@ -84,11 +85,13 @@ class _Job:
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         job.labels, job.reduced = await asyncio.to_thread(cluster_labels, vectors, cfg.clustering)
         sims = vectors @ vectors.T
-        job.contradictions = contradictions(members, job.labels, sims)
+        # Only live corrections can contradict, merge or graduate: hide the merged ones from those.
+        live_labels = [-1 if i in job.merged_before else lab for i, lab in zip(job.order, job.labels)]
+        job.contradictions = contradictions(members, live_labels, sims)
         losers = {c.loser for c in job.contradictions}
-        job.merges = merges(members, job.labels, sims, cfg.clustering.merge_similarity, losers)
+        job.merges = merges(members, live_labels, sims, cfg.clustering.merge_similarity, losers)
         await job._name_clusters(labeler)
-        job._graduate(losers | {m.absorbed for m in job.merges})
+        job._graduate(losers | {m.absorbed for m in job.merges} | job.merged_before)
         return job
 
     def _member(self, row: Mapping[str, Any]) -> Member:
@@ -153,7 +156,8 @@ class _Job:
             await tx.run("queries/correction_clusters_create", namespace=self.namespace, clusters=clusters, at=self.at)
 
     def _representative(self, ids: list[str]) -> str:
-        live = [i for i in ids if i not in {m.absorbed for m in self.merges} | {c.loser for c in self.contradictions}]
+        gone = {m.absorbed for m in self.merges} | {c.loser for c in self.contradictions} | self.merged_before
+        live = [i for i in ids if i not in gone]
         best = max(live or ids, key=lambda i: (len(self.rows[i]["session_ids"]), self.rows[i]["reinforcement_count"], i))
         return self.rows[best]["rule_text"]
 
@@ -161,7 +165,8 @@ class _Job:
         rank = STATUSES.index
         text = {i: r["rule_text"] for i, r in self.rows.items()}
         return MaintenanceReport(
-            namespace=self.namespace, at=self.at, corrections=len(self.order), reduced_with_umap=self.reduced,
+            namespace=self.namespace, at=self.at, corrections=len(self.order) - len(self.merged_before),
+            merged_before=len(self.merged_before), reduced_with_umap=self.reduced,
             clusters=self.clusters, noise=sum(1 for lab in self.labels if lab < 0),
             merged=[MergeReport(survivor_id=m.survivor, absorbed_id=m.absorbed, similarity=m.similarity,
                                 survivor_text=text[m.survivor], absorbed_text=text[m.absorbed]) for m in self.merges],
