@@ -3,7 +3,8 @@
 Every memory route lives under `/v1/namespaces/{namespace}`; a request passes the API-key check
 (`kg.access`) for that namespace before it touches the database. Errors are JSON:
 `{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Routes are in
-`kg.http_routes`; the MCP endpoint (`/mcp`, streamable HTTP) comes from `kg.mcp`.
+`kg.http_routes` (scope, health, jobs), `kg.http_turns` and `kg.http_facts`; the MCP endpoint
+(`/mcp`, streamable HTTP) comes from `kg.mcp`.
 """
 
 from __future__ import annotations

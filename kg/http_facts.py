@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from fastapi import Query, Request
+from fastapi import HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.correction_models import CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, CoreRules
@@ -93,7 +93,10 @@ async def corrections(namespace: Existing, memory: Mem, status: CorrectionStatus
 @scoped.post("/corrections/{correction_id}/confirm", response_model=CorrectionView, tags=["rules"])
 async def confirm_rule(namespace: Existing, correction_id: str, memory: Mem) -> CorrectionView:
     """The user confirmed a correction explicitly: it becomes a rule."""
-    return await memory.confirm_rule(namespace, correction_id)
+    try:
+        return await memory.confirm_rule(namespace, correction_id)
+    except KeyError as exc:
+        raise HTTPException(404, [{"field": "correction_id", "message": exc.args[0]}]) from None
 
 
 @scoped.get("/rules", response_model=RulesOut, tags=["rules"])

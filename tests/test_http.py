@@ -128,6 +128,15 @@ async def test_session_ingest_and_facts_over_http(api: httpx.AsyncClient, namesp
     assert {f["object_value"] for f in history} == {"Porto", "Lisbon"}
     rules = (await api.get(f"/v1/namespaces/{namespace}/rules")).json()
     assert rules["namespace"] == namespace and rules["prompt"] == ""
+    r = await api.post(f"/v1/namespaces/{namespace}/corrections",
+                       json={"session_id": "retro", "rule_text": "Use metric units.", "correction_type": "style"})
+    assert r.status_code == 200 and r.json()["decision"] == "added"
+    confirmed = await api.post(f"/v1/namespaces/{namespace}/corrections/{r.json()['correction_id']}/confirm")
+    assert confirmed.status_code == 200 and confirmed.json()["status"] == "rule"
+    rules = (await api.get(f"/v1/namespaces/{namespace}/rules")).json()
+    assert [c["rule_text"] for c in rules["rules"]] == ["Use metric units."] and "metric" in rules["prompt"]
+    missing = await api.post(f"/v1/namespaces/{namespace}/corrections/nope/confirm")
+    assert missing.status_code == 404 and missing.json()["detail"][0]["field"] == "correction_id"
 
 
 async def test_jobs_are_scoped_to_their_namespace(api: httpx.AsyncClient, namespace: str,
