@@ -170,12 +170,43 @@ class CorrectionSettings(BaseModel):
     clustering: CorrectionClusteringSettings = Field(default_factory=CorrectionClusteringSettings)
 
 
+class SummarySettings(BaseModel):
+    """Session summaries (`Memory.close_session`, `summarize_due`); the triggers are in [session]."""
+
+    token_budget: int = Field(6000, ge=200)  # no summarizer call sees more (tokens of ~4 characters)
+    window_turns: int = Field(40, ge=2)  # longer sessions get a window summary every this many turns
+    rollup_fanout: int = Field(8, ge=2)  # at most this many summaries roll up into one meta summary
+    central_turns: int = Field(4, ge=1)  # turns the offline (extractive) summary quotes
+    keyphrases: int = Field(8, ge=1)  # topics the offline summary lists
+    max_chars: int = Field(1500, ge=200)  # of one offline summary's text
+    context_turns: int = Field(2, ge=0)  # neighbours either side in a turn's context key
+
+
+class RecallWeights(BaseModel):
+    """`Memory.recall`: score = similarity + graph relevance + fact confidence, weighted."""
+
+    similarity: float = Field(1.0, ge=0)
+    graph: float = Field(0.3, ge=0)  # closeness to the entities the query names
+    confidence: float = Field(0.3, ge=0)  # facts; turns and summaries count as fully confident
+
+
+class RetrievalSettings(BaseModel):
+    strategy: Literal["flat", "hybrid", "hierarchical"] = "hierarchical"  # the default recipe
+    sessions: int = Field(10, ge=1)  # S: sessions stage 1 passes to stage 2
+    turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps from each session
+    candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
+    exact_max_turns: int = Field(20000, ge=0)  # namespaces this small are searched by exact cosine
+    recall: RecallWeights = Field(default_factory=RecallWeights)
+
+
 class MemorySettings(BaseModel):
     indexing: IndexingSettings = Field(default_factory=IndexingSettings)
     predicates: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     corrections: CorrectionSettings = Field(default_factory=CorrectionSettings)
     entity_deduplication: DedupSettings = Field(default_factory=DedupSettings)
+    summaries: SummarySettings = Field(default_factory=SummarySettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
 
 
 class HttpSettings(BaseModel):
