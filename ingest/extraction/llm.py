@@ -210,8 +210,9 @@ def _first_error(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def extractor_for(settings: Settings) -> Extractor:
-    """The extractor `[memory.indexing] backend` names: a service, "offline", or "auto"."""
+def extractor_for(settings: Settings, prompt: Prompt = EXTRACT) -> Extractor:
+    """The extractor `[memory.indexing] backend` names: a service, "offline", or "auto". Other
+    structured tasks (session summaries) pass their own `prompt` to use the same backends."""
     backend = settings.memory.indexing.backend
     services = settings.llm.services
     if backend == "offline":
@@ -223,10 +224,10 @@ def extractor_for(settings: Settings) -> Extractor:
         name, service = next(
             ((n, s) for n, s in services.items() if s.provider == "anthropic"), ("anthropic", LLMService())
         )
-        return LLMExtractor(name, service, api_key=key)
+        return LLMExtractor(name, service, api_key=key, prompt=prompt)
     if backend not in services:
         known = ", ".join(sorted(services)) or "none configured"
         raise ValueError(
             f"memory.indexing.backend = {backend!r} is not 'offline', 'auto' or a service in [llm.services] ({known})"
         )
-    return LLMExtractor(backend, services[backend])
+    return LLMExtractor(backend, services[backend], prompt=prompt)
