@@ -184,6 +184,30 @@ async def test_flipped_choice_supersedes_and_related_links(mem: AsyncMemory, nam
         (shorter.correction_id, "related", short.correction_id), (flip.correction_id, "supersedes", old.correction_id)]
 
 
+async def test_concurrent_writers_of_one_namespace_queue(mem: AsyncMemory, namespace: str) -> None:
+    import asyncio
+
+    results = await asyncio.gather(*(mem.add_correction(namespace, f"s{n}", "Use uv instead of pip.", seen_at=day(n))
+                                     for n in range(6)))
+    assert sorted(r.decision for r in results) == ["added"] + ["reinforced"] * 5
+    [only] = await mem.corrections(namespace)
+    assert (only.reinforcement_count, only.status, len(only.session_ids)) == (6, "rule", 6)
+
+
+async def test_maintenance_is_idempotent(mem: AsyncMemory, namespace: str) -> None:
+    for n, text in enumerate(FAMILIES["hints"]):
+        await mem.add_correction(namespace, f"s{n}", text, seen_at=day(2 * n))
+    first = await mem.maintain_corrections(namespace, now=day(5))
+    again = await mem.maintain_corrections(namespace, now=day(5))
+    assert len(first.merged) == 2 and [p.after for p in first.promoted] == ["preference"]
+    assert (again.merged, again.promoted, again.demoted, again.invalidated) == ([], [], [], [])
+    assert [len(c.member_ids) for c in again.clusters] == [3] and again.merged_before == 2
+    [cluster] = await mem.correction_clusters(namespace)
+    assert (cluster.members, cluster.reinforcement, cluster.statuses) == (1, 3, ["preference"])
+    md = again.markdown_path.read_text() if again.markdown_path else ""
+    assert "| 0 | 1 | 0 | 0 | 2 |" in md  # rule, preference, pattern, correction, invalidated
+
+
 async def test_index_path_for_large_namespaces(settings: Settings, namespace: str) -> None:
     big = settings.model_copy(deep=True)
     big.memory.corrections.exact_search_max = 0  # every namespace counts as large: HNSW neighbours

@@ -193,6 +193,18 @@ def test_hdbscan_groups_dense_points_and_leaves_outliers() -> None:
     assert cluster_labels(vectors[:1], CorrectionClusteringSettings()) == ([-1], False)
 
 
+def test_large_sets_are_reduced_with_umap_first() -> None:
+    """About 20 s on two cores, mostly numba compiling UMAP: the only test of that path."""
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(3, 384))
+    vectors = np.concatenate([c + 0.15 * rng.normal(size=(25, 384)) for c in centers]).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    labels, reduced = cluster_labels(vectors, CorrectionClusteringSettings(umap_min_points=50, link_similarity=0.5))
+    assert reduced
+    groups = [set(labels[i * 25:(i + 1) * 25]) for i in range(3)]
+    assert all(len(g) == 1 and -1 not in g for g in groups) and len(set.union(*groups)) == 3
+
+
 def test_merges_fold_into_the_most_reinforced_but_never_across_a_conflict() -> None:
     members = [member("a", "Use uv instead of pip.", 1), member("b", "Install packages with uv, not pip.", 4),
                member("c", "Don't use uv.", 1), member("d", "Keep answers short.", 1)]

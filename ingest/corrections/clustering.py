@@ -5,8 +5,9 @@ HDBSCAN runs on the unit vectors with the euclidean metric (monotone in cosine).
 `umap_min_points` or more is first reduced with UMAP (cosine metric, fixed seed), where density
 estimates in 384 dimensions stop being meaningful. On a few dozen corrections, density alone
 chains unrelated rules into one cluster (measured: 15 distinct rules, one cluster of purity 0.27),
-so each cluster is then split into the groups its members form at >= `link_similarity` cosine.
-Points left alone belong to no cluster.
+so each cluster is then split into the groups its members form at >= `link_similarity` cosine;
+HDBSCAN also leaves borderline points of tiny sets out, so a noise point first joins the cluster of
+its most similar clustered point at that similarity. Points left alone belong to no cluster.
 """
 
 from __future__ import annotations
@@ -33,13 +34,29 @@ def cluster_labels(vectors: np.ndarray, cfg: CorrectionClusteringSettings) -> tu
         import umap  # slow to import (numba); only large sets need it
 
         points = umap.UMAP(n_components=min(cfg.umap_components, n - 2), n_neighbors=min(15, n - 1),
-                           metric="cosine", min_dist=0.0, random_state=0).fit_transform(vectors)
+                           metric="cosine", min_dist=0.0, random_state=0, n_jobs=1).fit_transform(vectors)
         reduced = True
     from sklearn.cluster import HDBSCAN
 
     labels = HDBSCAN(min_cluster_size=cfg.min_cluster_size, min_samples=cfg.min_samples,
-                     metric="euclidean", copy=True).fit_predict(points)
-    return _split_loose(vectors, [int(x) for x in labels], cfg), reduced
+                     metric="euclidean", allow_single_cluster=True, copy=True).fit_predict(points)
+    return _split_loose(vectors, _attach_noise(vectors, [int(x) for x in labels], cfg), cfg), reduced
+
+
+def _attach_noise(vectors: np.ndarray, labels: list[int], cfg: CorrectionClusteringSettings) -> list[int]:
+    """A noise point joins the cluster of its most similar clustered point when that similarity is at
+    least `link_similarity` (HDBSCAN leaves borderline points of tiny sets out)."""
+    clustered = [i for i, lab in enumerate(labels) if lab >= 0]
+    if not clustered:
+        return labels
+    out = list(labels)
+    for i, lab in enumerate(labels):
+        if lab < 0:
+            sims = vectors[clustered] @ vectors[i]
+            best = int(np.argmax(sims))
+            if sims[best] >= cfg.link_similarity:
+                out[i] = labels[clustered[best]]
+    return out
 
 
 def _split_loose(vectors: np.ndarray, labels: list[int], cfg: CorrectionClusteringSettings) -> list[int]:
