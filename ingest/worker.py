@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, Mapping
 
 from ingest.job_kinds import KINDS, JobKind
 from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError
+from kg.config import JobSettings
 from kg.job_models import Job, RunReport
 
 if TYPE_CHECKING:
@@ -33,10 +34,16 @@ def worker_name() -> str:
 
 
 class Worker:
-    def __init__(self, memory: AsyncMemory, kinds: Mapping[str, JobKind] | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        memory: AsyncMemory,
+        kinds: Mapping[str, JobKind] | None = None,
+        name: str | None = None,
+        settings: JobSettings | None = None,
+    ) -> None:
         self.memory = memory
-        self.kinds = dict(KINDS if kinds is None else kinds)
-        self.settings = memory.settings.jobs
+        self.kinds = dict(KINDS if kinds is None else kinds)  # the kinds this worker claims
+        self.settings = settings or memory.settings.jobs
         self.queue = JobQueue(memory.store, self.settings)
         self.name = name or worker_name()
         self._last_reap = float("-inf")

@@ -1,0 +1,275 @@
+"""The job queue against the real server: idempotent enqueue, exclusive claims across processes,
+backoff and dead letters, leases and resume after a crash, sweeps and schedules.
+
+Each test registers its own job kinds under unique names, so workers of other test runs (or a
+`kg serve` on the same database) never claim its jobs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg import AsyncMemory
+from ingest.job_kinds import KINDS, JobKind
+from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
+from ingest.sweeps import SWEEPS, latest_fire, reindex, run_sweep
+from ingest.worker import Worker
+from kg.config import JobSettings, Schedule
+from kg.job_models import job_id
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=1.0, heartbeat_s=0.3,
+                   poll_s=0.1, concurrency=2)
+
+
+def kind_name(base: str) -> str:
+    return f"test_{base}_{uuid.uuid4().hex[:8]}"
+
+
+def queue(memory: AsyncMemory) -> JobQueue:
+    return JobQueue(memory.store, FAST)
+
+
+async def count(memory: AsyncMemory, query: str, **params: Any) -> int:
+    records, _, _ = await memory.store.driver.execute_query(query, params)
+    return records[0][0]
+
+
+async def test_enqueue_is_idempotent_and_rerun_requeues_done_work(memory: AsyncMemory, namespace: str) -> None:
+    q, kind = queue(memory), kind_name("idem")
+    first, queued = await q.enqueue(kind, namespace, "s-1", {"why": "first"})
+    again, queued_again = await q.enqueue(kind, namespace, "s-1", {"why": "second"})
+    assert queued and not queued_again and first.id == again.id == job_id(kind, namespace, "s-1")
+    assert again.params == {"why": "first"} and again.status == "queued" and again.attempts == 0
+    assert await count(memory, "MATCH (j:Job {namespace: $ns}) RETURN count(j)", ns=namespace) == 1
+
+    async def handler(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+        return {"seen": run.params["why"]}
+
+    report = await Worker(memory, {kind: JobKind(kind, handler, "test")}, settings=FAST).drain()
+    assert report.done == [first.id]
+    done, queued = await q.enqueue(kind, namespace, "s-1")
+    assert done.status == "done" and not queued  # done work is not redone by a plain enqueue
+    rerun, queued = await q.enqueue(kind, namespace, "s-1", {"why": "new turns"}, rerun=True)
+    assert queued and rerun.status == "queued" and rerun.pass_outputs == {} and rerun.params == {"why": "new turns"}
+    await Worker(memory, {kind: JobKind(kind, handler, "test")}, settings=FAST).drain()
+    assert (await q.get(first.id)).pass_outputs == {"seen": "new turns"}
+
+
+async def test_memory_facade_rejects_unknown_kinds(memory: AsyncMemory, namespace: str) -> None:
+    with pytest.raises(ValueError, match="unknown job kind 'no_such_kind'; registered: .*embed_backfill"):
+        await memory.enqueue_job("no_such_kind", namespace, "x")
+    job = await memory.enqueue_job("embed_backfill", namespace, "turns")
+    assert [j.id for j in await memory.jobs(namespace=namespace)] == [job.id]
+
+
+async def test_claims_are_exclusive_across_processes(tmp_path: Path, memory: AsyncMemory, namespace: str) -> None:
+    """4 processes x 2 concurrent workers race for 80 jobs: each job runs exactly once."""
+    kind, jobs, procs = kind_name("race"), 80, 4
+    q = queue(memory)
+    for i in range(jobs):
+        await q.enqueue(kind, namespace, f"t-{i:03d}")
+    go = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    workers = [subprocess.Popen([sys.executable, "-m", "tests.job_claimer", kind, str(tmp_path / f"ran-{p}.txt"),
+                                 str(go)], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+               for p in range(procs)]
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob("ran-*.txt.ready"))) < procs and time.monotonic() < deadline:
+            assert all(w.poll() is None for w in workers), [w.stderr.read() for w in workers if w.poll() is not None]
+            await asyncio.sleep(0.1)
+        go.touch()  # every process is connected: start them together
+        for w in workers:
+            assert await asyncio.to_thread(w.wait, 120) == 0, w.stderr.read()
+    finally:
+        for w in workers:
+            if w.poll() is None:
+                w.kill()
+    runs = [line.split() for p in range(procs) for line in (tmp_path / f"ran-{p}.txt").read_text().splitlines()]
+    ran = [job for job, _ in runs]
+    assert len(ran) == jobs and len(set(ran)) == jobs  # every job once, none twice
+    assert len({worker for _, worker in runs}) > 1  # they really competed
+    states = [(j.status, j.attempts) for j in await memory.jobs(kind=kind, limit=1000)]
+    assert states == [("done", 1)] * jobs
+
+
+async def test_backoff_then_dead_letter_then_retry(memory: AsyncMemory, namespace: str) -> None:
+    kind, attempts_at, healthy = kind_name("flaky"), [], {"now": False}
+
+    async def handler(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+        attempts_at.append(time.monotonic())
+        await run.step("first", lambda: asyncio.sleep(0, result="kept"))
+        if not healthy["now"]:
+            raise ConnectionError("upstream refused")
+        return {"second": "ok"}
+
+    worker = Worker(memory, {kind: JobKind(kind, handler, "test")}, settings=FAST)
+    job, _ = await queue(memory).enqueue(kind, namespace, "x")
+    report = await worker.drain(wait_s=10)
+    assert report.dead == [job.id] and len(report.retrying) == FAST.max_attempts - 1
+    dead = await memory.job(job.id)
+    assert dead.status == "dead" and dead.attempts == 3 and dead.finished_at is not None
+    assert dead.last_error == "ConnectionError: upstream refused" and dead.pass_outputs == {"first": "kept"}
+    gaps = [b - a for a, b in zip(attempts_at, attempts_at[1:])]
+    assert gaps[0] >= 0.05 * 0.75 and gaps[1] >= 0.1 * 0.75  # doubling delays
+    assert [j.id for j in await memory.jobs(status="dead", namespace=namespace)] == [job.id]
+
+    healthy["now"] = True
+    retried = await memory.retry_job(job.id)
+    assert retried.status == "queued" and retried.attempts == 0
+    assert (await worker.drain()).done == [job.id]
+    assert (await memory.job(job.id)).pass_outputs == {"first": "kept", "second": "ok"}
+
+
+def test_backoff_doubles_and_is_capped() -> None:
+    cfg = JobSettings(backoff_initial_s=10, backoff_max_s=60)
+    assert [round(backoff_s(cfg, n) / d, 2) <= 1.0 for n, d in ((1, 10), (2, 20), (3, 40), (6, 60))] == [True] * 4
+    assert all(7.5 <= backoff_s(cfg, 1) <= 10 for _ in range(50)) and backoff_s(cfg, 30) <= 60
+
+
+async def test_permanent_error_is_dead_at_once(memory: AsyncMemory, namespace: str) -> None:
+    kind = kind_name("permanent")
+
+    async def handler(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+        raise PermanentJobError("session s-404 does not exist")
+
+    job, _ = await queue(memory).enqueue(kind, namespace, "s-404")
+    report = await Worker(memory, {kind: JobKind(kind, handler, "test")}, settings=FAST).drain(wait_s=5)
+    assert report.dead == [job.id] and not report.retrying
+    assert (await memory.job(job.id)).attempts == 1
+
+
+async def test_crashed_worker_job_resumes_after_its_lease(memory: AsyncMemory, namespace: str) -> None:
+    """A worker dies after two of four passes: the lease expires, another worker does the last two."""
+    kind, calls, halfway = kind_name("passes"), [], asyncio.Event()
+
+    async def handler(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+        for i in range(4):
+            async def work(i: int = i) -> int:
+                calls.append(i)
+                return i * i
+            await run.step(f"pass-{i}", work)
+            if i == 1 and run.job.attempts == 1:
+                halfway.set()
+                await asyncio.sleep(3600)  # "crashes" here: cancelled below, never heartbeats again
+        return {"total": sum(run.passes[f"pass-{i}"] for i in range(4))}
+
+    kinds = {kind: JobKind(kind, handler, "test")}
+    job, _ = await queue(memory).enqueue(kind, namespace, "s")
+    crashing = Worker(memory, kinds, name="doomed", settings=FAST.model_copy(update={"heartbeat_s": 0.99}))
+    task = asyncio.create_task(crashing.run_one())
+    await asyncio.wait_for(halfway.wait(), 30)
+    task.cancel()  # the process dies: no failure recorded, the job stays "running" under its lease
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    stuck = await memory.job(job.id)
+    assert stuck.status == "running" and stuck.worker == "doomed" and set(stuck.pass_outputs) == {"pass-0", "pass-1"}
+
+    report = await Worker(memory, kinds, name="rescuer", settings=FAST).drain(wait_s=10)
+    assert report.done == [job.id]
+    finished = await memory.job(job.id)
+    assert calls == [0, 1, 2, 3]  # passes 0 and 1 were not redone
+    assert finished.attempts == 2 and finished.pass_outputs["total"] == 0 + 1 + 4 + 9
+
+
+async def test_a_worker_that_lost_its_lease_cannot_write(memory: AsyncMemory, namespace: str) -> None:
+    kind = kind_name("fenced")
+    q = queue(memory)
+    job, _ = await q.enqueue(kind, namespace, "x")
+    slow = await q.claim("slow", [kind])
+    assert slow is not None and slow.job.id == job.id and await q.claim("other", [kind]) is None
+    await asyncio.sleep(FAST.lease_s + 0.2)
+    assert [r["id"] for r in await q.reap() if r["id"] == job.id] == [job.id]
+    fast = await q.claim("fast", [kind])
+    assert fast is not None and fast.job.attempts == 2
+    assert not await q.heartbeat(slow)
+    slow.passes["late"] = 1
+    with pytest.raises(LeaseLost):
+        await q.save_passes(slow)
+    with pytest.raises(LeaseLost):
+        await q.complete(slow, {"late": True})
+    done = await q.complete(fast, {"fast": True})
+    assert done.status == "done" and done.pass_outputs == {"fast": True} and done.worker == "fast"
+
+
+async def test_embedding_backfill_sweep_and_job(memory: AsyncMemory, namespace: str) -> None:
+    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+    await memory.add_turns(namespace, "s-1", [
+        {"role": "user", "text": f"message number {i} about the warehouse robots", "ts": t0 + timedelta(minutes=i)}
+        for i in range(5)])
+    await memory.store.driver.execute_query(
+        "MATCH (t:Turn {namespace: $ns}) WHERE t.idx >= 3 REMOVE t.embedding, t.embedding_model", {"ns": namespace})
+    q = queue(memory)
+    assert await run_sweep(memory, q, "embeddings") >= 1
+    job = await q.get(job_id("embed_backfill", namespace, "turns"))
+    assert job is not None and job.status == "queued"
+    backfill = {"embed_backfill": KINDS["embed_backfill"]}  # this worker only claims backfills
+    await Worker(memory, backfill, settings=FAST).drain()
+    done = await q.get(job.id)
+    if done.status != "done":  # a concurrent `kg serve` on this database may have run it instead
+        pytest.skip(f"the backfill job is {done.status} elsewhere")
+    assert done.pass_outputs == {"embedded": 2}
+    left = "MATCH (t:Turn {namespace: $ns}) WHERE t.embedding IS NULL RETURN count(t)"
+    assert await count(memory, left, ns=namespace) == 0
+    hits = await memory.search_turns(namespace, "message number 4 warehouse robots", k=5)
+    assert len(hits) == 5
+
+
+async def test_corrections_sweep_names_the_night(memory: AsyncMemory, namespace: str) -> None:
+    await memory.add_correction(namespace, "s-1", "Use uv instead of pip to install packages.")
+    q = queue(memory)
+    now = datetime(2026, 1, 2, 5, 0, tzinfo=timezone.utc)
+    assert await run_sweep(memory, q, "corrections", now=now) >= 1
+    assert await run_sweep(memory, q, "corrections", now=now + timedelta(hours=1)) == 0  # same night: no new job
+    job = await q.get(job_id("maintain_corrections", namespace, "2026-01-02T03:00"))
+    assert job is not None and job.status in ("queued", "running", "done")
+    if job.status == "queued":
+        kinds = {"maintain_corrections": KINDS["maintain_corrections"]}
+        await Worker(memory, kinds, settings=FAST).drain()
+        job = await q.get(job.id)
+    assert job.status == "done" and job.pass_outputs["report"]["corrections"] == 1
+
+
+async def test_reindex_selects_stale_sessions_by_stamp(memory: AsyncMemory, namespace: str) -> None:
+    """With a kind that stamps sessions registered, `reindex --stale` finds the ones made by another version."""
+    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+    for sid in ("old", "current", "never"):
+        await memory.add_turns(namespace, sid, [{"role": "user", "text": f"hello from {sid}", "ts": t0}])
+    await memory.store.driver.execute_query(
+        "UNWIND [['old', 'v1'], ['current', 'v2']] AS p MATCH (s:Session {namespace: $ns, id: p[0]}) "
+        "SET s.test_stamp = p[1]", {"ns": namespace})
+    kind = kind_name("stamped")
+
+    async def handler(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+        return {}
+
+    KINDS[kind] = JobKind(kind, handler, "test", stamp="test_stamp", version=lambda m: "v2")
+    try:
+        q = queue(memory)
+        assert (await reindex(memory, q, stale=True, namespace=namespace))[kind] == 1
+        assert await q.get(job_id(kind, namespace, "old")) is not None
+        counts = await reindex(memory, q, stale=False, namespace=namespace, session_id="never")
+        assert counts[kind] == 1
+        counts = await reindex(memory, q, stale=False, since=t0, namespace=namespace)
+        assert counts[kind] == 1  # "current"; the other two are queued already
+    finally:
+        del KINDS[kind]
+
+
+def test_cron_schedules_name_their_latest_firing() -> None:
+    now = datetime(2026, 11, 21, 20, 52, tzinfo=timezone.utc)
+    assert latest_fire(Schedule(cron="0 3 * * *"), "UTC", now) == datetime(2026, 11, 21, 3, 0, tzinfo=timezone.utc)
+    assert latest_fire(Schedule(cron="0 3 1 * *"), "UTC", now) == datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
+    assert latest_fire(Schedule(every_s=300), "UTC", now) is None
+    assert set(SWEEPS) <= {"summarize", "index", "reindex", "corrections", "embeddings"}
