@@ -43,7 +43,7 @@ ONE_OFFS = ["Name the config file settings.toml.", "Answer in French for this ti
             "Put the changelog entry under Unreleased.", "Use ISO dates in the report.",
             "Add docstrings to every function.", "Run the linter before committing.",
             "Wrap lines at 100 characters.", "Quote file paths with backticks."]
-# A true paraphrase MiniLM scores below every threshold here (0.5-0.65 against "concise"): it is
+# A true paraphrase MiniLM scores below every threshold here (0.50-0.53 against "concise"): it is
 # expected to stay a correction of its own. Kept in the stream so the figures show the miss.
 HARD_PARAPHRASE = ("concise", "Your replies are too long; trim them.")
 CONTRADICTIONS = {"unittest": "Use unittest instead of pytest.", "emoji": "Use emojis in your replies."}
