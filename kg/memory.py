@@ -27,6 +27,7 @@ from kg.embeddings import Embedder, embedder_for
 from kg.facts_models import FactView, RememberResult
 from kg.job_models import Job, RunReport
 from kg.models import IngestReport, Message, Session, Turn, TurnHit
+from kg.recall_models import Summary
 from kg.store import Store
 from queries import corrections as correction_queries
 from queries import facts as fact_queries
@@ -48,6 +49,7 @@ class AsyncMemory:
         self.predicate_resolver: PredicateResolver | None = None  # unknown predicates: "many" without one
         self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
         self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
+        self.summarizer: Any = None  # ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
 
     async def __aenter__(self) -> "AsyncMemory":
         await self.open()
@@ -291,6 +293,34 @@ class AsyncMemory:
         """Enqueue what the schedules find due (with `sweep`), then run jobs in this process until
         none is due; `wait_s` also waits that long for retries and expired leases."""
         return await run_once(self, sweep, wait_s)
+
+    # -- session summaries (ingest/summaries) ---------------------------------------------------
+    def _session_summarizer(self) -> Any:
+        from ingest.summaries.llm import summarizer_for
+        from ingest.summaries.writer import SessionSummarizer
+
+        if self.summarizer is None:
+            self.summarizer = summarizer_for(self.settings, self.embedder)
+        return SessionSummarizer(self.store, self.embedder, self.settings, self.summarizer)
+
+    async def close_session(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
+        """Close a session and summarize it from its first turn; the new summary replaces the
+        previous one (version + 1, the old one expired and kept). None: the session has no turns."""
+        return await self._session_summarizer().close(namespace, session_id, now)
+
+    async def summarize_due(self, namespace: str | None = None, now: datetime | None = None) -> list[Summary]:
+        """Summarize every due session of `namespace` (None: all): idle for `[session] idle_minutes`
+        (closed then) or grown by `summarize_every_messages` since its last summary."""
+        return await self._session_summarizer().due(namespace, now)
+
+    async def summaries(self, namespace: str, session_id: str, include_expired: bool = False) -> list[Summary]:
+        """The current summaries of a session (session, windows, rollups); with `include_expired`
+        also the versions they replaced."""
+        from ingest.summaries.writer import summary_from_row
+
+        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+                                     include_expired=include_expired)
+        return [summary_from_row(r["summary"]) for r in rows]
 
     async def delete_namespace(self, namespace: str) -> None:
         """Remove every node of a namespace (irreversible)."""

@@ -1,0 +1,67 @@
+"""What a summarizer reads and answers; the answer model is the LLM prompts' response model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, Field, field_validator
+
+from ingest.extraction.models import ChunkTurn
+from kg.recall_models import Outcome
+
+TEXT_MAX_CHARS = 4000
+
+
+class SummaryDraft(BaseModel):
+    """A summary of a conversation (or of summaries of its parts) and what kind of session it was."""
+
+    text: str = Field(description="A faithful summary in a few sentences: what was discussed, decided and left open.")
+    topics: list[str] = Field(default_factory=list, description="Up to 10 short topic tags, most central first.")
+    entities: list[str] = Field(default_factory=list, description="People, organizations, products, places named.")
+    primary_intent: str | None = Field(None, description="What the user mainly wanted, in one short phrase.")
+    outcome: Outcome | None = Field(None, description="How the session ended for that intent.")
+    decisions: list[str] = Field(default_factory=list, description="Decisions agreed on, one sentence each.")
+    complexity: float | None = Field(None, ge=0, le=1, description="0 trivial .. 1 very involved.")
+    quality: float | None = Field(None, ge=0, le=1, description="0 unhelpful .. 1 excellent assistance.")
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        v = " ".join(v.split()) if "\n" not in v else v.strip()
+        if not v:
+            raise ValueError("the summary text must not be empty")
+        return v[:TEXT_MAX_CHARS]
+
+    @field_validator("topics", "entities", "decisions")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(x for x in (" ".join(s.split()) for s in v) if x))[:20]
+
+
+@dataclass(frozen=True)
+class Part:
+    """A summary of a run of turns, as input to a rollup."""
+
+    id: str  # of the Summary node
+    slot: str
+    start: int  # turn indexes [start, end)
+    end: int
+    text: str
+    topics: tuple[str, ...] = ()
+
+
+class Summarizer(Protocol):
+    model: str  # recorded on every summary: the LLM, or "offline-extractive"
+    prompt_version: str  # of summaries made from turns
+    rollup_prompt_version: str  # of summaries made from summaries
+
+    async def summarize_turns(
+        self, session_id: str, turns: list[ChunkTurn], embeddings: list[list[float] | None], open_: bool
+    ) -> SummaryDraft:
+        """A summary of consecutive turns (at most the token budget of them)."""
+        ...
+
+    async def rollup(self, session_id: str, parts: list[Part], open_: bool) -> SummaryDraft:
+        """One summary of consecutive parts (their texts fit the token budget)."""
+        ...

@@ -1,0 +1,83 @@
+"""How a session is cut so that no summarizer call sees more than the token budget (pure).
+
+A session that fits `window_turns` turns and `token_budget` tokens is summarized in one call.
+A longer one is cut on turn boundaries into windows of at most that many turns and tokens; the
+window summaries are rolled up in groups of at most `rollup_fanout` summaries and
+`token_budget` tokens into meta summaries, level by level, until one call can summarize the rest.
+Earlier windows never change as a session grows (only the last one does), so their summaries
+are reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ingest.extraction.chunking import CHARS_PER_TOKEN, estimate_tokens, turn_tokens
+from ingest.extraction.models import ChunkTurn
+from ingest.summaries.models import Part
+
+PART_OVERHEAD_TOKENS = 16
+_TRUNCATED = " … [truncated for summarization]"
+
+
+def fit_turn(turn: ChunkTurn, budget: int) -> ChunkTurn:
+    """A turn longer than the whole budget is cut (it stays whole in the graph)."""
+    if turn_tokens(turn) <= budget:
+        return turn
+    keep = max(0, (budget - turn_tokens(turn.model_copy(update={"text": ""}))) * CHARS_PER_TOKEN - len(_TRUNCATED))
+    return turn.model_copy(update={"text": turn.text[:keep] + _TRUNCATED})
+
+
+def windows(turns: Sequence[ChunkTurn], window_turns: int, budget: int) -> list[list[ChunkTurn]]:
+    """Consecutive runs of at most `window_turns` turns and `budget` tokens, each turn fitted."""
+    out: list[list[ChunkTurn]] = []
+    current: list[ChunkTurn] = []
+    used = 0
+    for turn in turns:
+        turn = fit_turn(turn, budget)
+        cost = turn_tokens(turn)
+        if current and (len(current) >= window_turns or used + cost > budget):
+            out.append(current)
+            current, used = [], 0
+        current.append(turn)
+        used += cost
+    if current:
+        out.append(current)
+    return out
+
+
+def part_tokens(part: Part) -> int:
+    return PART_OVERHEAD_TOKENS + estimate_tokens(part.text)
+
+
+def fits_one_call(parts: Sequence[Part], fanout: int, budget: int) -> bool:
+    return len(parts) <= fanout and sum(part_tokens(p) for p in parts) <= budget
+
+
+def rollup_groups(parts: Sequence[Part], fanout: int, budget: int) -> list[list[Part]]:
+    """Consecutive groups of at most `fanout` parts and `budget` tokens (a part over the budget
+    alone is a group of one: summaries are short, so this only happens with tiny budgets)."""
+    groups: list[list[Part]] = []
+    current: list[Part] = []
+    used = 0
+    for part in parts:
+        cost = part_tokens(part)
+        if current and (len(current) >= fanout or used + cost > budget):
+            groups.append(current)
+            current, used = [], 0
+        current.append(part)
+        used += cost
+    if current:
+        groups.append(current)
+    return groups
+
+
+def window_slot(start: int) -> str:
+    return f"window:{start}"
+
+
+def meta_slot(level: int, start: int) -> str:
+    return f"meta:{level}:{start}"
+
+
+SESSION_SLOT = "session"

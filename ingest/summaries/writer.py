@@ -1,0 +1,194 @@
+"""Summaries into the graph: triggers, context keys, hierarchical rollup, versioned replacement.
+
+A session is summarized when it closes (`close`), when it has been idle for `[session]
+idle_minutes` (it is closed then), or when `summarize_every_messages` turns arrived since its
+last summary (`due`). The session summary always covers the session from its first turn. A new
+version replaces the current one of its slot: version + 1, the old one expired and kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from ingest.extraction.models import ChunkTurn
+from ingest.summaries.keys import context_texts
+from ingest.summaries.models import Part, Summarizer, SummaryDraft
+from ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
+from kg.config import Settings
+from kg.embeddings import Embedder
+from kg.recall_models import Summary
+from kg.store import Store, Tx
+
+log = logging.getLogger(__name__)
+DUE_PAGE = 500
+
+
+def summary_from_row(props: dict[str, Any]) -> Summary:
+    data = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
+    data["message_range"] = tuple(data["message_range"])
+    return Summary.model_validate(data)
+
+
+class SessionSummarizer:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings, summarizer: Summarizer) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.summarizer = summarizer
+
+    # -- triggers ---------------------------------------------------------------------------
+    async def close(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
+        """Close the session and summarize it (None: the session has no turns)."""
+        now = now or datetime.now(timezone.utc)
+        if not await self.store.write("queries/session_close", namespace=namespace, session_id=session_id, now=now):
+            raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
+        return await self.summarize(namespace, session_id, now=now, open_=False)
+
+    async def due(self, namespace: str | None = None, now: datetime | None = None) -> list[Summary]:
+        """Summarize every due session (of `namespace`, or of all); idle ones are closed first."""
+        now = now or datetime.now(timezone.utc)
+        cfg = self.settings.session
+        done: list[Summary] = []
+        while True:
+            rows = await self.store.read(
+                "queries/sessions_due", namespace=namespace, idle_before=now - timedelta(minutes=cfg.idle_minutes),
+                every=cfg.summarize_every_messages, limit=DUE_PAGE,
+            )
+            for row in rows:
+                if row["closes"]:
+                    await self.store.write("queries/session_close", namespace=row["namespace"],
+                                           session_id=row["id"], now=now)
+                summary = await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"])
+                if summary is not None:
+                    done.append(summary)
+            if len(rows) < DUE_PAGE:
+                return done
+
+    # -- one session ------------------------------------------------------------------------
+    async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool) -> Summary | None:
+        rows = await self.store.read("queries/session_index_turns", namespace=namespace, session_id=session_id)
+        if not rows:
+            return None
+        turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
+                           ts=r["ts"].to_native()) for r in rows]
+        vectors = {r["id"]: r["embedding"] for r in rows}
+        await self._context_keys(turns, {r["id"]: r["context_text"] for r in rows})
+        current = {s.slot: s for s in await self._current(namespace, session_id)}
+        run = _Run(self, namespace, session_id, turns, vectors, current, now, open_)
+        summary = await run.session_summary()
+        await self.store.write("queries/summaries_expire_slots", namespace=namespace, session_id=session_id,
+                               keep=sorted(run.kept), now=now)
+        await self.store.write(
+            "queries/session_mark_summarized", namespace=namespace, session_id=session_id, count=len(turns),
+            now=now, version=summary.version, speakers=sorted({t.speaker for t in turns if t.speaker}),
+        )
+        return summary
+
+    async def _current(self, namespace: str, session_id: str) -> list[Summary]:
+        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+                                     include_expired=False)
+        return [summary_from_row(r["summary"]) for r in rows]
+
+    async def _context_keys(self, turns: list[ChunkTurn], stored: dict[str, str | None]) -> None:
+        texts = context_texts(turns, self.settings.memory.summaries.context_turns)
+        changed = [(t.id, x) for t, x in zip(turns, texts) if stored.get(t.id) != x]
+        limit, size = self.settings.ingest.max_embed_chars, self.settings.ingest.batch_size
+        for start in range(0, len(changed), size):
+            page = changed[start : start + size]
+            vectors = await asyncio.to_thread(self.embedder.embed, [x[:limit] for _, x in page])
+            await self.store.write("queries/turns_set_context", model=self.embedder.name,
+                                   rows=[{"id": i, "text": x, "embedding": v} for (i, x), v in zip(page, vectors)])
+
+    async def write(
+        self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
+        draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime,
+    ) -> Summary:
+        [vector] = await asyncio.to_thread(self.embedder.embed, [draft.text[: self.settings.ingest.max_embed_chars]])
+        props = {
+            **draft.model_dump(), "kind": kind, "slot": slot, "level": level,
+            "keywords": "; ".join([*draft.topics, *draft.entities]),
+            "message_range": [covered[0].idx, covered[-1].idx + 1],
+            "started_at": covered[0].ts, "ended_at": covered[-1].ts, "model": self.summarizer.model,
+            "prompt_version": prompt_version, "embedding_model": self.embedder.name,
+        }
+        prefix = "sum-" + hashlib.sha256(f"{namespace}\x1f{session_id}\x1f{slot}".encode()).hexdigest()[:20]
+
+        async def work(tx: Tx) -> dict[str, Any]:
+            await tx.run("queries/summary_session_lock", namespace=namespace, session_id=session_id)
+            rows = await tx.run("queries/summary_replace", namespace=namespace, session_id=session_id, props=props,
+                                id_prefix=prefix, children=children, embedding=vector, now=now)
+            return rows[0]["summary"]
+
+        return summary_from_row(await self.store.transaction(work))
+
+
+class _Run:
+    """One summarization of one session: windows, rollups, the session summary; reuses every
+    current summary whose slot, range, model and prompt are unchanged."""
+
+    def __init__(self, owner: SessionSummarizer, namespace: str, session_id: str, turns: list[ChunkTurn],
+                 vectors: dict[str, list[float] | None], current: dict[str, Summary], now: datetime, open_: bool) -> None:
+        self.o, self.namespace, self.session_id, self.turns = owner, namespace, session_id, turns
+        self.vectors, self.current, self.now, self.open_ = vectors, current, now, open_
+        self.cfg = owner.settings.memory.summaries
+        self.by_idx = {t.idx: t for t in turns}
+        self.kept: set[str] = set()
+
+    def _reusable(self, slot: str, start: int, end: int, prompt_version: str) -> Summary | None:
+        old = self.current.get(slot)
+        if old and old.message_range == (start, end) and old.model == self.o.summarizer.model \
+                and old.prompt_version == prompt_version:
+            return old
+        return None
+
+    async def _from_turns(self, kind: str, slot: str, run: list[ChunkTurn]) -> Summary:
+        self.kept.add(slot)
+        version = self.o.summarizer.prompt_version
+        old = self._reusable(slot, run[0].idx, run[-1].idx + 1, version)
+        if old:
+            return old
+        draft = await self.o.summarizer.summarize_turns(
+            self.session_id, run, [self.vectors.get(t.id) for t in run], self.open_)
+        return await self.o.write(self.namespace, self.session_id, kind, slot, 0, run, draft, version, [], self.now)
+
+    async def _from_parts(self, kind: str, slot: str, level: int, parts: list[Part]) -> Summary:
+        self.kept.add(slot)
+        version = self.o.summarizer.rollup_prompt_version
+        old = self._reusable(slot, parts[0].start, parts[-1].end, version)
+        if old:
+            return old
+        draft = await self.o.summarizer.rollup(self.session_id, parts, self.open_)
+        covered = [self.by_idx[parts[0].start], self.by_idx[parts[-1].end - 1]]
+        return await self.o.write(self.namespace, self.session_id, kind, slot, level, covered, draft, version,
+                                  [p.id for p in parts], self.now)
+
+    async def session_summary(self) -> Summary:
+        cuts = windows(self.turns, self.cfg.window_turns, self.cfg.token_budget)
+        if len(cuts) == 1:
+            return await self._from_turns("session", SESSION_SLOT, cuts[0])
+        parts = [_part(await self._from_turns("window", window_slot(w[0].idx), w)) for w in cuts]
+        level = 1
+        while not fits_one_call(parts, self.cfg.rollup_fanout, self.cfg.token_budget):
+            groups = rollup_groups(parts, self.cfg.rollup_fanout, self.cfg.token_budget)
+            if all(len(g) == 1 for g in groups):  # each part alone fills the budget: shorten them
+                parts = [_shortened(p, self.cfg.token_budget // self.cfg.rollup_fanout) for p in parts]
+                continue
+            parts = [g[0] if len(g) == 1 else
+                     _part(await self._from_parts("meta", meta_slot(level, g[0].start), level, g)) for g in groups]
+            level += 1
+        return await self._from_parts("session", SESSION_SLOT, level, parts)
+
+
+def _part(summary: Summary) -> Part:
+    start, end = summary.message_range
+    return Part(id=summary.id, slot=summary.slot, start=start, end=end, text=summary.text,
+                topics=tuple(summary.topics))
+
+
+def _shortened(part: Part, tokens: int) -> Part:
+    keep = max(40, tokens * 4 - 20)
+    return Part(id=part.id, slot=part.slot, start=part.start, end=part.end, text=part.text[:keep], topics=part.topics)
