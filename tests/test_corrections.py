@@ -359,3 +359,12 @@ def test_cli_rules_corrections_and_maintain(tmp_path: Path) -> None:
             assert "# Corrections maintenance" in job.stdout and list(env_dir.glob("corrections-*.json"))
         finally:
             memory.delete_namespace(ns)
+
+
+async def test_correction_vector_index_follows_the_embedder(memory: AsyncMemory) -> None:
+    [row] = await rows(memory, "SHOW VECTOR INDEXES YIELD name, state, labelsOrTypes, properties, options "
+                               "WHERE name = 'correction_embedding' RETURN state, labelsOrTypes AS labels, "
+                               "properties, options")
+    assert (row["state"], row["labels"], row["properties"]) == ("ONLINE", ["Correction"], ["embedding"])
+    config = row["options"]["indexConfig"]
+    assert config["vector.dimensions"] == memory.embedder.dim and config["vector.similarity_function"] == "COSINE"
