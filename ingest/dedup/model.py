@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 EntityType = str  # person, organization, product, order, place, concept, ...
-Stage = Literal["type", "attribute", "exact", "alias", "fuzzy", "embedding", "none"]
+Stage = Literal["type", "attribute", "exact", "alias", "fuzzy", "embedding", "llm", "none"]
 Verdict = Literal["same", "different", "ambiguous"]
 
 # Which stage wins when candidates disagree: identifiers first, meaning last.

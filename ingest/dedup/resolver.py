@@ -20,6 +20,13 @@ class TextEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
+# Stage 5: settles an ambiguous outcome. Gets the mention and the ambiguous candidates; returns
+# the id of the one it is, NONE_OF_THEM (a new entity), or None when it could not decide (then
+# `on_ambiguous` applies). See `ingest.dedup.adjudication`.
+Adjudicate = Callable[[Profile, Sequence[Entity]], "str | None"]
+NONE_OF_THEM = ""
+
+
 def sequential_ids(prefix: str = "ent") -> Callable[[], str]:
     counter = itertools.count(1)
     return lambda: f"{prefix}{next(counter):06d}"
@@ -55,11 +62,13 @@ class Resolver:
         settings: DedupSettings | None = None,
         embedder: TextEmbedder | None = None,
         new_id: Callable[[], str] | None = None,
+        adjudicate: Adjudicate | None = None,
     ) -> None:
         self.source = source
         self.settings = settings or DedupSettings()
         self.embedder = embedder if self.settings.embedding.enabled else None
         self.new_id = new_id or sequential_ids()
+        self.adjudicate = adjudicate
 
     def resolve(self, mention: Mention) -> Resolution:
         prof = profile(mention, self.settings)
@@ -76,6 +85,12 @@ class Resolver:
                     c.id: compare(prof, c, self.settings, similarity.get(c.id)) for c in candidates.values()
                 }
                 winner, decision, ambiguous = choose(decisions)
+        if winner is None and ambiguous and self.adjudicate is not None:
+            chosen = self.adjudicate(prof, [candidates[i] for i in ambiguous])
+            if chosen in ambiguous:
+                winner, decision = chosen, MatchDecision("llm", decisions[chosen].score, "same", "adjudicated")
+            elif chosen == NONE_OF_THEM:
+                ambiguous = ()  # settled: a different entity
         if winner is None and ambiguous and self.settings.on_ambiguous == "merge_best":
             winner = max(ambiguous, key=lambda i: decisions[i].score)
             decision = decisions[winner]
