@@ -1,6 +1,22 @@
 """kg-memory: long-term, bi-temporal conversational memory for AI agents, on Neo4j."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from kg.config import Settings, load_settings
-from kg.memory import AsyncMemory, Memory
+
+if TYPE_CHECKING:
+    from kg.memory import AsyncMemory, Memory
 
 __all__ = ["AsyncMemory", "Memory", "Settings", "load_settings"]
+
+
+def __getattr__(name: str) -> Any:
+    # The facade imports the write and read paths, which import kg's modules: loading it lazily
+    # lets `import ingest.facts` (or any module) come first without a circular import.
+    if name in ("AsyncMemory", "Memory"):
+        from kg import memory
+
+        return getattr(memory, name)
+    raise AttributeError(f"module 'kg' has no attribute {name!r}")
