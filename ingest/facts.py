@@ -105,7 +105,13 @@ class FactWriter:
         prompt_version: str | None = None,
         subject_type: str = "other",
         object_type: str | None = None,
+        tx: Tx | None = None,
+        event_id: str | None = None,
+        object_key: str | None = None,
     ) -> RememberResult:
+        """`tx`: write in the caller's transaction (post-session indexing; the slot is ensured in it);
+        `event_id`: a deterministic id, so writing the same event again is a no-op; `object_key`: the
+        key of the object's entity when a resolver chose it (default: derived from `object`)."""
         if op not in get_args(Op):
             raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
         if source not in get_args(Source):
@@ -117,9 +123,9 @@ class FactWriter:
         key, pred = entity_key(subject), predicate_key(predicate)
         registry = await self.registry_for(namespace, pred)
         event_row: dict[str, Any] = {
-            "id": f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key, "predicate": pred,
+            "id": event_id or f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key, "predicate": pred,
             "op": op, "object_value": value, "object_type": object_type, "source": source,
-            "extractor": extractor, "prompt_version": prompt_version,
+            "extractor": extractor, "prompt_version": prompt_version, "object_key": object_key,
         }
         subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": subject_type}
         turn_ids = list(dict.fromkeys(evidence_turn_ids))
@@ -147,6 +153,9 @@ class FactWriter:
             return _result(step, event, records)
 
         ensure = {"namespace": namespace, "subject": subject_node, "predicate": pred}
+        if tx is not None:
+            await tx.run("queries/fact_slot_ensure", **ensure)
+            return await work(tx)
         if subject_type != "other":  # may type the entity: not under the lock (see fact_slot_ensure)
             await self.store.write("queries/fact_slot_ensure", **ensure)
         try:
@@ -238,7 +247,7 @@ def _fact_row(record: FactRecord, namespace: str, opener: Mapping[str, Any], las
     object_type = opener.get("object_type")
     obj = None
     if object_type is not None:
-        obj_key = entity_key(record.object_value)
+        obj_key = opener.get("object_key") or entity_key(record.object_value)
         obj = {"id": entity_id(namespace, obj_key), "key": obj_key, "name": record.object_value, "type": object_type}
     return {"props": props, "object": obj}
 

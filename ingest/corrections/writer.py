@@ -67,7 +67,12 @@ class CorrectionWriter:
         seen_at: datetime | None = None,
         evidence_turn_ids: Iterable[str] = (),
         confidence: float | None = None,
+        *,
+        tx: Tx | None = None,
+        provenance: Mapping[str, Any] | None = None,
     ) -> CorrectionResult:
+        """`tx`: write in the caller's transaction (post-session indexing) instead of a new one;
+        `provenance`: extra properties for a new correction (extractor, model, prompt_version)."""
         if correction_type not in CORRECTION_TYPES:
             raise ValueError(f"correction_type must be one of {CORRECTION_TYPES}, got {correction_type!r}")
         if not session_id or not session_id.strip():
@@ -87,6 +92,7 @@ class CorrectionWriter:
             "original_behavior": _clean(original_behavior), "corrected_behavior": _clean(corrected_behavior),
             "confidence": confidence if confidence is not None else confidence_for(correction_type, self.cfg),
             "half_life_days": half_life_for(correction_type, self.cfg), "embedding_model": self.embedder.name,
+            **(provenance or {}),
         }
 
         judged: tuple[Any, CorrectionPlan] | None = None
@@ -107,6 +113,8 @@ class CorrectionWriter:
                 plan = decide(candidate, neighbours, self.cfg)
             return await self._write(tx, plan, candidate, neighbours, stored, props, vector, turn_ids)
 
+        if tx is not None:
+            return await work(tx)
         return await self.store.transaction(work)
 
     async def _neighbours(self, run: Any, namespace: str, session_id: str, vector: list[float], live: int
