@@ -91,8 +91,11 @@ async def test_multi_valued_and_unknown_predicates_are_never_ended_by_a_new_valu
 async def test_retraction_ends_the_value_and_keeps_it_in_history(memory: AsyncMemory, namespace: str) -> None:
     await memory.remember(namespace, "ann", "diet", "vegan", valid_from=day(1))
     assert (await memory.remember(namespace, "ann", "diet", "keto", op="retract", valid_from=day(3))).decision == "noop"
+    before = await counts(memory, namespace)
     step = await memory.remember(namespace, "ann", "diet", "vegan", op="retract", valid_from=day(10))
     assert step.decision == "retracted" and step.fact_id is not None
+    after = await counts(memory, namespace)  # nothing deleted: one version expired, its ended copy added
+    assert (before["facts"], after["facts"], after["expired"], after["events"]) == (1, 2, 1, 3)
     assert await memory.facts(namespace, "ann", "diet") == []
     assert values(await memory.facts(namespace, "ann", "diet", as_of=day(9))) == ["vegan"]
     (ended,) = await memory.facts(namespace, "ann", "diet", include_superseded=True)
@@ -105,8 +108,9 @@ async def test_backdated_and_out_of_order_facts_land_where_they_belong(memory: A
     backdated = await memory.remember(namespace, "ann", "lives_in", "Paris", valid_from=day(2), recorded_at=day(101))
     assert backdated.decision == "added" and backdated.expired_ids == []
     await memory.remember(namespace, "ann", "lives_in", "Rome", valid_from=day(20), recorded_at=day(102))
+    facts_before = (await counts(memory, namespace))["facts"]
     late = await memory.remember(namespace, "ann", "lives_in", "Oslo", valid_from=day(15), recorded_at=day(103))
-    assert late.decision == "superseded"
+    assert late.decision == "superseded" and (await counts(memory, namespace))["facts"] > facts_before
     timeline = await memory.history(namespace, "ann", "lives_in")
     assert [(f.object_value, f.valid_from, f.valid_to) for f in timeline] == [
         ("Paris", day(2), day(10)), ("Berlin", day(10), day(15)), ("Oslo", day(15), day(20)), ("Rome", day(20), None)]
