@@ -25,6 +25,7 @@ from kg.correction_models import (
 )
 from kg.embeddings import Embedder, embedder_for
 from kg.facts_models import FactView, RememberResult
+from kg.indexing_models import IndexReport, SessionIndexReport
 from kg.job_models import Job, RunReport
 from kg.models import IngestReport, Message, Session, Turn, TurnHit
 from kg.recall_models import Summary
@@ -50,6 +51,7 @@ class AsyncMemory:
         self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
         self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
         self.summarizer: Any = None  # ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
+        self.entity_adjudicator: Any = None  # dedup stage 5 (mention, candidates) -> id; None: from the settings
 
     async def __aenter__(self) -> "AsyncMemory":
         await self.open()
@@ -262,6 +264,26 @@ class AsyncMemory:
         from ingest.corrections.maintain import maintain
 
         return await maintain(self.store, self.settings.memory.corrections, namespace, now, self.correction_labeler)
+
+    # -- post-session indexing (ingest/indexing.py) --------------------------------------------
+    async def index_session(self, namespace: str, session_id: str) -> SessionIndexReport:
+        """Extract one session with the `[memory.indexing] backend` and write, in one transaction,
+        its entities (through the dedup resolver), MENTIONS links, facts, relationships, corrections
+        and decisions. Idempotent. When extraction fails nothing is written and the session is marked
+        `extraction_failed`. See README "Extraction and entity resolution"."""
+        from ingest.indexing import open_indexer
+
+        async with open_indexer(self) as indexer:
+            return await indexer.index_session(namespace, session_id)
+
+    async def index_pending(self, namespace: str | None = None, limit: int | None = None) -> IndexReport:
+        """Index the sessions that are closed (or idle for `[session] idle_minutes`) and not indexed by
+        the current extractor, model and prompt version, grown since, or failed (retried up to
+        `[memory.indexing] max_failures` times). `namespace` None: every namespace."""
+        from ingest.indexing import open_indexer
+
+        async with open_indexer(self) as indexer:
+            return await indexer.index_pending(namespace, limit)
 
     # -- background jobs -------------------------------------------------------------------------
     async def enqueue_job(

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from neo4j.exceptions import ConstraintError
 
+from ingest.dedup.entity import absorb
 from ingest.dedup.model import Mention, Resolution
 from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, prefetch, to_props
 from ingest.dedup.profile import Profile, profile
@@ -126,10 +127,13 @@ class GraphResolver:
         mentions: Sequence[Mention],
         vectors: Sequence[Sequence[float] | None] | None = None,
         stamp: Mapping[str, Any] | None = None,
+        aliases: Mapping[int, Sequence[str]] | None = None,
     ) -> list[Resolution]:
         """Resolve and write `mentions` in the caller's transaction; `stamp` (e.g. the extractor and
-        prompt version) is set on every entity written. Raises `ResolutionConflict` (or a
-        `ConstraintError`) when a concurrent resolver got in the way: retry the transaction."""
+        prompt version) is set on every entity written; `aliases[i]` are other names the source says
+        mention i goes by, absorbed into whatever entity mention i resolves to. Raises
+        `ResolutionConflict` (or a `ConstraintError`) when a concurrent resolver got in the way:
+        retry the transaction."""
         if not mentions:
             return []
         if vectors is None:
@@ -142,10 +146,19 @@ class GraphResolver:
         counter = iter(range(1, 1_000_000))
         resolver = Resolver(source, self.settings, given if self.embedder is not None else None,
                             new_id=lambda: f"new:{next(counter)}", adjudicate=self.adjudicate)
-        resolutions: list[Resolution] = []
-        for i, mention in enumerate(mentions):
-            source.at = i
-            resolutions.append(resolver.resolve(mention))
+
+        def resolve_all() -> list[Resolution]:
+            resolutions: list[Resolution] = []
+            for i, mention in enumerate(mentions):
+                source.at = i
+                resolutions.append(resolver.resolve(mention))
+                for alias in (aliases or {}).get(i, ()):
+                    alias_profile = profile(Mention(alias, mention.type), self.settings)
+                    source.save(absorb(source.saved[resolutions[-1].entity_id], alias_profile))
+            return resolutions
+
+        # An adjudicator calls an LLM (blocking): then resolve in a worker thread.
+        resolutions = await asyncio.to_thread(resolve_all) if self.adjudicate is not None else resolve_all()
         final = await self._final_ids(tx, namespace, source)
         names = [{"entity": r.entity_id, "text": embedding_text(mentions[i], self.settings.embedding.include_context),
                   "vector": vectors[i]} for i, r in enumerate(resolutions) if i in given.used]

@@ -59,6 +59,14 @@ class AttributeStage(_Section):
     phone_min_digits: int = Field(7, ge=4)
 
 
+class AdjudicationStage(_Section):
+    """Stage 5: an LLM settles ambiguous outcomes (only those), when one is configured."""
+
+    enabled: bool = True
+    service: str | None = None  # a name in [llm.services]; None: the [memory.indexing] backend's, if any
+    max_candidates: int = Field(5, ge=1)  # shown to the model
+
+
 class DedupSettings(_Section):
     """Entity dedup resolver; mounted at [memory.entity_deduplication]."""
 
@@ -68,7 +76,8 @@ class DedupSettings(_Section):
     fuzzy: FuzzyStage = FuzzyStage()
     embedding: EmbeddingStage = EmbeddingStage()
     attributes: AttributeStage = AttributeStage()
-    # What the resolver does with an "ambiguous" outcome when no adjudicator is configured.
+    adjudication: AdjudicationStage = AdjudicationStage()
+    # What the resolver does with an "ambiguous" outcome no adjudicator settled.
     on_ambiguous: Literal["create", "merge_best"] = "create"
     max_candidates: int = Field(50, ge=1)
 

@@ -1,0 +1,10 @@
+// (Turn)-[:MENTIONS]->(Entity) for every evidence turn of every extracted entity, stamped with the
+// extraction that found it; MERGE keeps re-indexing from duplicating links.
+UNWIND $rows AS row
+MATCH (t:Turn {id: row.turn_id})
+WHERE t.namespace = $namespace
+MATCH (e:Entity {id: row.entity_id})
+MERGE (t)-[m:MENTIONS]->(e)
+SET m.session_id = $session_id, m.surface = row.surface, m.surface_key = row.surface_key, m.type = row.type,
+    m += $stamp
+RETURN count(m) AS linked
