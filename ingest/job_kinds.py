@@ -6,15 +6,18 @@ that is merged into the job's `pass_outputs`. Multi-pass work wraps each pass in
 re-run (a job can be retried, or re-queued when new work arrives for its target). Raise
 `PermanentJobError` when retrying cannot help.
 
-Registered here: `embed_backfill`, `maintain_corrections`, `extract_session`.
+Registered here: `embed_backfill`, `maintain_corrections`, `extract_session`, `summarize_due`,
+`summarize_session`.
 Registration points for work other issues deliver are marked "REGISTRATION POINT" below.
 """
 
 from __future__ import annotations
 
 import asyncio
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from ingest.extraction.chunking import chunks_for, merge
 from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
@@ -31,10 +34,12 @@ class JobKind:
     name: str
     handler: Handler
     about: str
-    # Session-scoped kinds that stamp their output: `stamp` is the Session property the handler
-    # sets to `version(memory)`; `kg reindex --stale` re-runs sessions stamped with another one.
-    stamp: str | None = None
-    version: Callable[["AsyncMemory"], str] | None = None
+    # Session-scoped kinds whose output records what made it (extractor, prompt, model, embedder):
+    # `stale_query` names the Cypher file listing sessions whose output another version made (with
+    # the filters $namespace, $session_id, $since), `stale_params` gives the current versions.
+    # `kg reindex` re-runs such kinds; their target is a session id.
+    stale_query: str | None = None
+    stale_params: Callable[["AsyncMemory"], dict[str, Any]] | None = None
 
 
 KINDS: dict[str, JobKind] = {}
@@ -138,18 +143,61 @@ async def extract_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
     return {"merged": result.model_dump(mode="json")}
 
 
+# -- summaries (issue 5): summarize_due (target: "sessions"), summarize_session (a session id) ----
+async def summarize_due(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+    """The namespace's due sessions (idle, closed, or grown by `summarize_every_messages`): each is
+    marked as summarized when done, so a crashed run resumes with the sessions still due."""
+    summaries = await memory.summarize_due(run.namespace)
+    return {"summarized": [{"session_id": s.session_id, "version": s.version} for s in summaries]}
+
+
+@asynccontextmanager
+async def _session_summarizer(memory: AsyncMemory) -> AsyncIterator[Any]:
+    from ingest.summaries.llm import summarizer_for
+    from ingest.summaries.writer import SessionSummarizer
+
+    summarizer = memory.summarizer or summarizer_for(memory.settings, memory.embedder)
+    try:
+        yield SessionSummarizer(memory.store, memory.embedder, memory.settings, summarizer)
+    finally:
+        close = getattr(summarizer, "aclose", None)
+        if summarizer is not memory.summarizer and close is not None:
+            await close()
+
+
+async def summarize_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+    """Summarize one session again from its first turn (a new version replaces the current one)."""
+    session = await memory.session(run.namespace, run.target)
+    if session is None:
+        raise PermanentJobError(f"no session {run.target!r} in namespace {run.namespace!r}")
+    async with _session_summarizer(memory) as writer:
+        summary = await writer.summarize(run.namespace, run.target, datetime.now(timezone.utc),
+                                         open_=session.status != "closed")
+    if summary is None:
+        return {"version": None}
+    return {"version": summary.version, "prompt_version": summary.prompt_version, "model": summary.model}
+
+
+def summary_versions(memory: AsyncMemory) -> dict[str, Any]:
+    from ingest.summaries.llm import summarizer_for
+
+    s = memory.summarizer or summarizer_for(memory.settings, memory.embedder)
+    return {"model": s.model, "prompt_versions": [s.prompt_version, s.rollup_prompt_version],
+            "embedding_model": memory.embedder.name}
+
+
 register(JobKind("embed_backfill", embed_backfill, "embed a namespace's turns that have no embedding"))
 register(JobKind("maintain_corrections", maintain_corrections,
                  "nightly correction clustering, merging, promotion and decay of a namespace"))
 register(JobKind("extract_session", extract_session,
                  "post-session extraction of one session, kept on the job (no graph writes)"))
+register(JobKind("summarize_due", summarize_due, "summarize a namespace's due sessions (idle, closed or grown)"))
+register(JobKind("summarize_session", summarize_session, "summarize one session again (reindex)",
+                 stale_query="queries/job_summaries_stale", stale_params=summary_versions))
 
 # REGISTRATION POINT - issue 3, post-session indexing. When `AsyncMemory.index_session` exists:
 #   register(JobKind("index_session", handler, "extract and write one closed session",
-#                    stamp="<Session property it stamps>", version=lambda m: "<extractor:model:prompt:embedder>"))
-# A handler can call `extraction_passes(memory, run, run.target)` first to get per-chunk resume,
-# then write the result. `ingest.sweeps` enqueues it for closed sessions (schedule "index").
-#
-# REGISTRATION POINT - issue 5, session summaries. When `AsyncMemory.summarize_due` /
-# `close_session` exist: register a "summarize_session" kind (stamp: the summary's prompt/model
-# version) and the "summarize" sweep in `ingest.sweeps`.
+#                    stale_query="queries/job_extractions_stale", stale_params=<current extraction_version>))
+# The handler should raise when the session's extraction failed, so that the job backs off and
+# dead-letters; `extraction_passes(memory, run, run.target)` gives per-chunk resume. The "index"
+# schedule then needs a sweep in `ingest.sweeps` enqueueing it for closed sessions not indexed.

@@ -105,9 +105,9 @@ class JobQueue:
         return job, before is None or (rerun and before == "done")
 
     # -- consuming ----------------------------------------------------------------------------
-    async def claim(self, worker: str, kinds: Iterable[str]) -> JobRun | None:
+    async def claim(self, worker: str, kinds: Iterable[str], namespace: str | None = None) -> JobRun | None:
         rows = await self.store.write(
-            "queries/job_claim", worker=worker, kinds=sorted(kinds), lease_ms=self._lease_ms
+            "queries/job_claim", worker=worker, kinds=sorted(kinds), namespace=namespace, lease_ms=self._lease_ms
         )
         if not rows:
             return None
@@ -152,8 +152,8 @@ class JobQueue:
         """Return running jobs with an expired lease to the queue (or the dead letters)."""
         return await self.store.write("queries/job_reap", max_attempts=self.settings.max_attempts)
 
-    async def pending(self, kinds: Iterable[str]) -> tuple[int, datetime | None]:
-        row = (await self.store.read("queries/jobs_pending", kinds=sorted(kinds)))[0]
+    async def pending(self, kinds: Iterable[str], namespace: str | None = None) -> tuple[int, datetime | None]:
+        row = (await self.store.read("queries/jobs_pending", kinds=sorted(kinds), namespace=namespace))[0]
         next_at = row["next_at"].to_native() if row["next_at"] is not None else None
         return row["pending"], next_at
 

@@ -23,23 +23,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Sweep = Callable[["AsyncMemory", JobQueue, "datetime | None"], Awaitable[int]]
+Sweep = Callable[["AsyncMemory", JobQueue, "datetime | None", "str | None"], Awaitable[int]]  # due, namespace
 SCHEDULES: tuple[str, ...] = ("summarize", "index", "reindex", "corrections", "embeddings")  # [schedules] keys
 
 
-async def embeddings_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None) -> int:
+async def embeddings_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Namespaces with turns stored without an embedding get an `embed_backfill` job."""
     queued = 0
-    for row in await memory.store.read("queries/job_namespaces_unembedded"):
+    for row in await memory.store.read("queries/job_namespaces_unembedded", namespace=namespace):
         queued += (await queue.enqueue("embed_backfill", row["namespace"], "turns", rerun=True))[1]
     return queued
 
 
-async def corrections_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None) -> int:
+async def corrections_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Every namespace with corrections gets its `maintain_corrections` job for this night."""
     night = (due or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M")
     queued = 0
-    for row in await memory.store.read("queries/job_correction_namespaces"):
+    for row in await memory.store.read("queries/job_correction_namespaces", namespace=namespace):
         queued += (await queue.enqueue("maintain_corrections", row["namespace"], night))[1]
     return queued
 
@@ -53,42 +53,53 @@ async def reindex(
     namespace: str | None = None,
     session_id: str | None = None,
 ) -> dict[str, int]:
-    """Re-run the session kinds that stamp their output (see `JobKind.stamp`) over the sessions
-    selected: `stale` ones (stamped by another extractor/prompt/model/embedder version), those
-    active `since`, or one session. Returns jobs queued per kind; a kind is absent when none is
-    registered."""
+    """Re-run the session kinds that record what made their output (`JobKind.stale_query`) over the
+    sessions selected: with `stale`, those whose output another extractor/prompt/model/embedder
+    version made; otherwise all of them. `since` (active since), `namespace` and `session_id`
+    narrow it down. Returns the jobs queued per kind."""
     counts: dict[str, int] = {}
     for kind in KINDS.values():
-        if kind.stamp is None or kind.version is None:
+        if kind.stale_query is None or kind.stale_params is None:
             continue
-        version = kind.version(memory)
-        rows = await memory.store.read(
-            "queries/job_sessions_stale", stamp=kind.stamp, version=version, stale=stale, since=since,
-            namespace=namespace, session_id=session_id,
-        )
+        filters = {"namespace": namespace, "session_id": session_id, "since": since}
+        if stale:
+            rows = await memory.store.read(kind.stale_query, **filters, **kind.stale_params(memory))
+        else:
+            rows = await memory.store.read("queries/job_sessions_select", **filters)
         counts[kind.name] = 0
         for row in rows:
-            params = {"reason": "stale" if stale else "requested", "version": version}
+            params = {"reason": "stale" if stale else "requested"}
             counts[kind.name] += (await queue.enqueue(kind.name, row["namespace"], row["id"], params, rerun=True))[1]
     return counts
 
 
-async def reindex_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None) -> int:
-    return sum((await reindex(memory, queue, stale=True)).values())
+async def reindex_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+    return sum((await reindex(memory, queue, stale=True, namespace=namespace)).values())
+
+
+async def summarize_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+    """Namespaces with due sessions (idle for `[session] idle_minutes`, closed, or grown by
+    `summarize_every_messages`) get a `summarize_due` job."""
+    cfg = memory.settings.session
+    idle_before = datetime.now(timezone.utc) - timedelta(minutes=cfg.idle_minutes)
+    rows = await memory.store.read("queries/sessions_due", namespace=namespace, idle_before=idle_before,
+                                   every=cfg.summarize_every_messages, limit=100_000)
+    queued = 0
+    for due_namespace in sorted({r["namespace"] for r in rows}):
+        queued += (await queue.enqueue("summarize_due", due_namespace, "sessions", rerun=True))[1]
+    return queued
 
 
 # Schedule name -> (sweep, whether what it enqueues can run: its job kind is registered).
 SWEEPS: dict[str, tuple[Sweep, Callable[[], bool]]] = {
+    "summarize": (summarize_sweep, lambda: "summarize_due" in KINDS),
     "embeddings": (embeddings_sweep, lambda: "embed_backfill" in KINDS),
     "corrections": (corrections_sweep, lambda: "maintain_corrections" in KINDS),
-    "reindex": (reindex_sweep, lambda: any(k.stamp and k.version for k in KINDS.values())),
+    "reindex": (reindex_sweep, lambda: any(k.stale_query for k in KINDS.values())),
 }
 # REGISTRATION POINTS: what the schedules wait for (see ingest/job_kinds.py).
 NOT_YET: dict[str, str] = {
-    "summarize": "session summaries (issue 5): add a sweep enqueueing summarize jobs for sessions idle for "
-                 "[session] idle_minutes or grown by summarize_every_messages",
     "index": "post-session indexing (issue 3): add a sweep enqueueing index_session for closed sessions not indexed",
-    "reindex": "no registered job kind stamps sessions yet (index_session: issue 3, summaries: issue 5)",
 }
 
 
@@ -117,15 +128,20 @@ def runnable(settings: ScheduleSettings) -> list[str]:
     return names
 
 
-async def run_sweep(memory: AsyncMemory, queue: JobQueue, name: str, now: datetime | None = None) -> int:
+async def run_sweep(
+    memory: AsyncMemory, queue: JobQueue, name: str, now: datetime | None = None, namespace: str | None = None
+) -> int:
+    """Run one schedule's sweep (over every namespace, or one)."""
     sweep, _ = SWEEPS[name]
     schedules = memory.settings.schedules
     due = latest_fire(getattr(schedules, name), schedules.timezone, now or datetime.now(timezone.utc))
-    queued = await sweep(memory, queue, due)
+    queued = await sweep(memory, queue, due, namespace)
     log.info("sweep %s: %d job(s) queued", name, queued)
     return queued
 
 
-async def run_sweeps(memory: AsyncMemory, queue: JobQueue, now: datetime | None = None) -> dict[str, int]:
+async def run_sweeps(
+    memory: AsyncMemory, queue: JobQueue, now: datetime | None = None, namespace: str | None = None
+) -> dict[str, int]:
     """Run every runnable sweep once (what `kg jobs run-once` does first)."""
-    return {name: await run_sweep(memory, queue, name, now) for name in runnable(memory.settings.schedules)}
+    return {name: await run_sweep(memory, queue, name, now, namespace) for name in runnable(memory.settings.schedules)}

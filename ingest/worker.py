@@ -40,9 +40,11 @@ class Worker:
         kinds: Mapping[str, JobKind] | None = None,
         name: str | None = None,
         settings: JobSettings | None = None,
+        namespace: str | None = None,
     ) -> None:
         self.memory = memory
         self.kinds = dict(KINDS if kinds is None else kinds)  # the kinds this worker claims
+        self.namespace = namespace  # None: jobs of every namespace
         self.settings = settings or memory.settings.jobs
         self.queue = JobQueue(memory.store, self.settings)
         self.name = name or worker_name()
@@ -57,7 +59,7 @@ class Worker:
             self._last_reap = time.monotonic()
             for row in await self.queue.reap():
                 log.warning("job %s: lease expired, now %s", row["id"], row["status"])
-        run = await self.queue.claim(self.name, self.kinds)
+        run = await self.queue.claim(self.name, self.kinds, self.namespace)
         if run is None:
             return None
         return await self._execute(run)
@@ -114,7 +116,7 @@ class Worker:
         deadline = time.monotonic() + wait_s
         while True:
             await asyncio.gather(*(self._until_empty(report) for _ in range(self.settings.concurrency)))
-            report.pending, _ = await self.queue.pending(self.kinds) if self.kinds else (0, None)
+            report.pending, _ = await self.queue.pending(self.kinds, self.namespace) if self.kinds else (0, None)
             if report.pending == 0 or time.monotonic() >= deadline:
                 return report
             await asyncio.sleep(min(self.settings.poll_s, max(deadline - time.monotonic(), 0)))
@@ -152,12 +154,15 @@ async def _wait(stop: asyncio.Event, seconds: float) -> None:
         pass
 
 
-async def run_once(memory: AsyncMemory, sweep: bool = True, wait_s: float = 0.0) -> RunReport:
-    """Enqueue what the schedules find due (`sweep`), then run jobs until none is due."""
+async def run_once(
+    memory: AsyncMemory, sweep: bool = True, wait_s: float = 0.0, namespace: str | None = None
+) -> RunReport:
+    """Enqueue what the schedules find due (`sweep`), then run jobs until none is due; with
+    `namespace`, only that namespace's."""
     from ingest.sweeps import run_sweeps
 
-    worker = Worker(memory)
-    enqueued = sum((await run_sweeps(memory, worker.queue)).values()) if sweep else 0
+    worker = Worker(memory, namespace=namespace)
+    enqueued = sum((await run_sweeps(memory, worker.queue, namespace=namespace)).values()) if sweep else 0
     report = await worker.drain(wait_s)
     report.enqueued = enqueued
     return report

@@ -72,13 +72,14 @@ def run_once(
     sweep: bool = typer.Option(True, "--sweep/--no-sweep", help="First enqueue what the schedules find due."),
     wait: float = typer.Option(0.0, "--wait", min=0, help="Also wait up to this many seconds for retries and "
                                                           "expired leases."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", "-n", help="Only this namespace's jobs."),
 ) -> None:
     """Enqueue what is due, then run jobs until none is due (for driving it from system cron).
     Exit code 1 if a job was dead-lettered."""
 
     async def go() -> Any:
         async with AsyncMemory() as memory:
-            return await memory.run_jobs(sweep=sweep, wait_s=wait)
+            return await memory.run_jobs(sweep=sweep, wait_s=wait, namespace=namespace)
 
     report = _run(go())
     console.print(f"queued {report.enqueued}; done {len(report.done)}, retrying {len(report.retrying)}, "
@@ -177,9 +178,9 @@ def kinds() -> None:
     from ingest.job_kinds import KINDS
     from ingest.sweeps import NOT_YET, SCHEDULES, runnable
 
-    table = Table("kind", "what it does", "reindexed by stamp")
+    table = Table("kind", "what it does", "kg reindex")
     for kind in KINDS.values():
-        table.add_row(kind.name, escape(kind.about), kind.stamp or "")
+        table.add_row(kind.name, escape(kind.about), "yes" if kind.stale_query else "")
     console.print(table)
     cfg = load_settings().schedules
     active = runnable(cfg)
@@ -219,8 +220,7 @@ def reindex(
 
     counts = _run(go())
     if not counts:
-        console.print("no registered job kind stamps sessions yet (index_session: issue 3, summaries: issue 5); "
-                      "nothing to reindex")
+        console.print("no registered job kind can be reindexed; nothing queued")
         return
     for name, n in counts.items():
         console.print(f"{name}: {n} job(s) queued")

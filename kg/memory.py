@@ -311,10 +311,11 @@ class AsyncMemory:
         are kept, so it resumes. None when there is no such job or it is running."""
         return await JobQueue(self.store, self.settings.jobs).retry(job_id)
 
-    async def run_jobs(self, sweep: bool = True, wait_s: float = 0.0) -> RunReport:
+    async def run_jobs(self, sweep: bool = True, wait_s: float = 0.0, namespace: str | None = None) -> RunReport:
         """Enqueue what the schedules find due (with `sweep`), then run jobs in this process until
-        none is due; `wait_s` also waits that long for retries and expired leases."""
-        return await run_once(self, sweep, wait_s)
+        none is due; `wait_s` also waits that long for retries and expired leases; `namespace`
+        limits both to one namespace."""
+        return await run_once(self, sweep, wait_s, namespace)
 
     # -- session summaries (ingest/summaries) ---------------------------------------------------
     def _session_summarizer(self) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from kg import AsyncMemory
-from ingest.job_kinds import KINDS, JobKind
+from ingest.job_kinds import JobKind
 from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
 from ingest.sweeps import SWEEPS, latest_fire, reindex, run_sweep
 from ingest.worker import Worker
@@ -211,15 +211,12 @@ async def test_embedding_backfill_sweep_and_job(memory: AsyncMemory, namespace: 
     await memory.store.driver.execute_query(
         "MATCH (t:Turn {namespace: $ns}) WHERE t.idx >= 3 REMOVE t.embedding, t.embedding_model", {"ns": namespace})
     q = queue(memory)
-    assert await run_sweep(memory, q, "embeddings") >= 1
+    assert await run_sweep(memory, q, "embeddings", namespace=namespace) == 1
     job = await q.get(job_id("embed_backfill", namespace, "turns"))
     assert job is not None and job.status == "queued"
-    backfill = {"embed_backfill": KINDS["embed_backfill"]}  # this worker only claims backfills
-    await Worker(memory, backfill, settings=FAST).drain()
-    done = await q.get(job.id)
-    if done.status != "done":  # a concurrent `kg serve` on this database may have run it instead
-        pytest.skip(f"the backfill job is {done.status} elsewhere")
-    assert done.pass_outputs == {"embedded": 2}
+    report = await Worker(memory, settings=FAST, namespace=namespace).drain()
+    assert report.done == [job.id]
+    assert (await q.get(job.id)).pass_outputs == {"embedded": 2}
     left = "MATCH (t:Turn {namespace: $ns}) WHERE t.embedding IS NULL RETURN count(t)"
     assert await count(memory, left, ns=namespace) == 0
     hits = await memory.search_turns(namespace, "message number 4 warehouse robots", k=5)
@@ -230,41 +227,44 @@ async def test_corrections_sweep_names_the_night(memory: AsyncMemory, namespace:
     await memory.add_correction(namespace, "s-1", "Use uv instead of pip to install packages.")
     q = queue(memory)
     now = datetime(2026, 1, 2, 5, 0, tzinfo=timezone.utc)
-    assert await run_sweep(memory, q, "corrections", now=now) >= 1
-    assert await run_sweep(memory, q, "corrections", now=now + timedelta(hours=1)) == 0  # same night: no new job
+    assert await run_sweep(memory, q, "corrections", now=now, namespace=namespace) == 1
+    same_night = await run_sweep(memory, q, "corrections", now=now + timedelta(hours=1), namespace=namespace)
+    assert same_night == 0
     job = await q.get(job_id("maintain_corrections", namespace, "2026-01-02T03:00"))
-    assert job is not None and job.status in ("queued", "running", "done")
-    if job.status == "queued":
-        kinds = {"maintain_corrections": KINDS["maintain_corrections"]}
-        await Worker(memory, kinds, settings=FAST).drain()
-        job = await q.get(job.id)
+    assert job is not None and job.status == "queued"
+    assert (await Worker(memory, settings=FAST, namespace=namespace).drain()).done == [job.id]
+    job = await q.get(job.id)
     assert job.status == "done" and job.pass_outputs["report"]["corrections"] == 1
 
 
-async def test_reindex_selects_stale_sessions_by_stamp(memory: AsyncMemory, namespace: str) -> None:
-    """With a kind that stamps sessions registered, `reindex --stale` finds the ones made by another version."""
-    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
-    for sid in ("old", "current", "never"):
-        await memory.add_turns(namespace, sid, [{"role": "user", "text": f"hello from {sid}", "ts": t0}])
+async def test_summarize_sweep_then_reindex_of_stale_summaries(memory: AsyncMemory, namespace: str) -> None:
+    """The 5-minute sweep summarizes grown sessions; `reindex --stale` redoes summaries an older
+    prompt made, and only those."""
+    t0 = datetime.now(timezone.utc) - timedelta(minutes=5)  # recent: due by message count, not idleness
+    for sid, n in (("grown", memory.settings.session.summarize_every_messages), ("small", 3)):
+        await memory.add_turns(namespace, sid, [
+            {"role": "user" if i % 2 == 0 else "assistant", "text": f"{sid} turn {i}: we compared Postgres and "
+             f"TimescaleDB for the robot event stream.", "ts": t0 + timedelta(seconds=i)} for i in range(n)])
+    q = queue(memory)
+    assert await run_sweep(memory, q, "summarize", namespace=namespace) == 1
+    report = await Worker(memory, settings=FAST, namespace=namespace).drain()
+    assert report.done == [job_id("summarize_due", namespace, "sessions")]
+    summarized = (await memory.job(report.done[0])).pass_outputs["summarized"]
+    assert summarized == [{"session_id": "grown", "version": 1}]
+    assert not await memory.summaries(namespace, "small")  # 3 new messages, not idle: not due yet
+
+    assert (await reindex(memory, q, stale=True, namespace=namespace)) == {"summarize_session": 0}
     await memory.store.driver.execute_query(
-        "UNWIND [['old', 'v1'], ['current', 'v2']] AS p MATCH (s:Session {namespace: $ns, id: p[0]}) "
-        "SET s.test_stamp = p[1]", {"ns": namespace})
-    kind = kind_name("stamped")
-
-    async def handler(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
-        return {}
-
-    KINDS[kind] = JobKind(kind, handler, "test", stamp="test_stamp", version=lambda m: "v2")
-    try:
-        q = queue(memory)
-        assert (await reindex(memory, q, stale=True, namespace=namespace))[kind] == 1
-        assert await q.get(job_id(kind, namespace, "old")) is not None
-        counts = await reindex(memory, q, stale=False, namespace=namespace, session_id="never")
-        assert counts[kind] == 1
-        counts = await reindex(memory, q, stale=False, since=t0, namespace=namespace)
-        assert counts[kind] == 1  # "current"; the other two are queued already
-    finally:
-        del KINDS[kind]
+        "MATCH (n:Summary {namespace: $ns, session_id: 'grown'}) SET n.prompt_version = 'summarize-v0'",
+        {"ns": namespace})
+    assert (await reindex(memory, q, stale=True, namespace=namespace)) == {"summarize_session": 1}
+    report = await Worker(memory, settings=FAST, namespace=namespace).drain()
+    assert report.done == [job_id("summarize_session", namespace, "grown")]
+    current = [s for s in await memory.summaries(namespace, "grown") if s.kind == "session"]
+    assert [s.version for s in current] == [2] and current[0].prompt_version != "summarize-v0"
+    assert (await reindex(memory, q, stale=True, namespace=namespace)) == {"summarize_session": 0}
+    by_request = await reindex(memory, q, stale=False, namespace=namespace, session_id="small")
+    assert by_request == {"summarize_session": 1}
 
 
 def test_cron_schedules_name_their_latest_firing() -> None:
