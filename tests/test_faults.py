@@ -1,0 +1,319 @@
+"""Fault tolerance with real servers: an LLM that times out, rate-limits and garbles; 8 ingest
+processes racing over the same sessions; Neo4j stopped in the middle of an ingest and of a job.
+
+The stop/restart tests run their own Neo4j (a spare `LocalNeo4j` in a temporary folder, on free
+ports), never the shared one. The commands under test run as real `python -m kg.cli` processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+
+import pytest
+from pydantic import SecretStr
+
+from kg import AsyncMemory, Settings, load_settings
+from ingest.job_kinds import JobKind, extract_session
+from ingest.sessions import auto_session_id
+from ingest.worker import Worker
+from kg.config import IndexingSettings, JobSettings, LLMService, LLMSettings
+from kg.neo4j_local import LocalNeo4j
+from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "sk-ant-api03-FAULTTEST-never-log-me-0123456789"
+T0 = datetime(2025, 4, 1, 9, 0, tzinfo=timezone.utc)
+FAST_JOBS = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=3.0, heartbeat_s=1.0,
+                        poll_s=0.1, concurrency=1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def text(i: int, who: str = "Dana") -> str:
+    """About 200 characters: two turns fill one 200-token extraction chunk."""
+    return (f"Turn {i}: {who} reviewed the order pipeline for the warehouse robots and noted that batch {i} "
+            f"needs a second inspection before shipping, as agreed with the Lisbon team last week.")
+
+
+def messages(namespace: str, session_id: str | None, n: int, start: datetime, role_offset: int = 0) -> list[dict]:
+    return [{"namespace": namespace, **({"session_id": session_id} if session_id else {}),
+             "role": "user" if (i + role_offset) % 2 == 0 else "assistant", "speaker": "Dana",
+             "text": text(i, session_id or "auto"), "ts": (start + timedelta(seconds=30 * i)).isoformat()}
+            for i in range(n)]
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def kg(args: list[str], env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kg.cli", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def env_with(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", **extra}
+
+
+async def cypher(memory: AsyncMemory, query: str, **params: Any) -> list[dict[str, Any]]:
+    records, _, _ = await memory.store.driver.execute_query(query, params)
+    return [r.data() for r in records]
+
+
+async def assert_sessions_whole(memory: AsyncMemory, namespace: str, expected: dict[str, int]) -> None:
+    """Exactly the expected sessions, each turn stored once in one session, idx 0..n-1, one NEXT chain."""
+    rows = await cypher(memory, """
+        MATCH (s:Session {namespace: $ns})
+        OPTIONAL MATCH (s)-[r:HAS_TURN]->(t:Turn)
+        RETURN s.id AS id, s.message_count AS message_count, count(r) AS links, count(DISTINCT t) AS turns,
+               count(DISTINCT t.idx) AS slots, min(t.idx) AS lo, max(t.idx) AS hi""", ns=namespace)
+    assert {r["id"]: r["turns"] for r in rows} == expected
+    for r in rows:
+        assert r["links"] == r["turns"] == r["slots"] == r["message_count"], r
+        assert (r["lo"], r["hi"]) == (0, r["turns"] - 1), r
+    total = sum(expected.values())
+    counts = (await cypher(memory, """
+        MATCH (t:Turn {namespace: $ns})
+        RETURN count(t) AS turns, count(DISTINCT t.id) AS ids,
+               sum(COUNT { (t)-[:NEXT]->() }) AS nexts, max(COUNT { (t)-[:NEXT]->() }) AS most_out,
+               max(COUNT { ()-[:NEXT]->(t) }) AS most_in, max(COUNT { (:Session)-[:HAS_TURN]->(t) }) AS most_owners,
+               count(t.embedding) AS embedded""", ns=namespace))[0]
+    assert counts == {"turns": total, "ids": total, "nexts": total - len(expected), "most_out": 1, "most_in": 1,
+                      "most_owners": 1, "embedded": total}
+
+
+# -- the LLM fails: backoff, retry, dead letter, nothing lost --------------------------------------
+@pytest.fixture
+async def llm_memory(fake_llm: FakeLLM) -> AsyncIterator[AsyncMemory]:
+    """A second client whose extraction goes to the fake LLM (one attempt per request: the job retries)."""
+    base = load_settings()
+    service = LLMService(provider="anthropic", model="claude-haiku-4-5", base_url=fake_llm.url, api_key=SecretStr(KEY),
+                         timeout_s=0.5, max_retries=0, transport_retries=0)
+    memory_cfg = base.memory.model_copy(update={"indexing": IndexingSettings(backend="fake", chunk_token_budget=200,
+                                                                             chunk_overlap=0.0)})
+    settings = base.model_copy(update={"llm": LLMSettings(services={"fake": service}), "memory": memory_cfg,
+                                       "jobs": FAST_JOBS})
+    async with AsyncMemory(settings) as memory:
+        yield memory
+
+
+def chunk_of(request: Any) -> str:
+    """The first turn id a request carries: which chunk it asks about."""
+    return re.findall(r'<turn id=\\"([^"\\]+)\\"', request.text())[0]
+
+
+async def test_llm_timeouts_429_and_garbage_are_retried_then_dead_lettered(
+    llm_memory: AsyncMemory, fake_llm: FakeLLM, namespace: str
+) -> None:
+    memory = llm_memory
+    await memory.add_turns(namespace, "s-llm", [
+        {"role": "user" if i % 2 == 0 else "assistant", "speaker": "Dana", "text": text(i),
+         "ts": T0 + timedelta(minutes=i)} for i in range(6)])  # three chunks of two turns
+    kind = f"test_extract_{uuid.uuid4().hex[:8]}"
+    worker = Worker(memory, {kind: JobKind(kind, extract_session, "extract_session under a test name")})
+    garbled = Reply(200, '{"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "mess')
+    slow = recording("anthropic/messages_tool_use_ok", delay_s=3.0)
+    fake_llm.script(
+        anthropic_echo, recording("anthropic/error_429_rate_limit"),  # attempt 1: chunk 0 answered, chunk 1 429
+        slow,  # attempt 2: chunk 1 times out
+        garbled,  # attempt 3: chunk 1 answered with a body that is not JSON -> dead letter
+    )
+    job, _ = await worker.queue.enqueue(kind, namespace, "s-llm")
+    report = await worker.drain(wait_s=15)
+    assert report.dead == [job.id] and len(report.retrying) == 2
+    dead = await memory.job(job.id)
+    assert dead.status == "dead" and dead.attempts == 3 and "not JSON" in dead.last_error
+    assert KEY not in dead.last_error and set(dead.pass_outputs) == {"plan", "chunk-0000"}
+    asked = [chunk_of(r) for r in fake_llm.requests]
+    assert len(asked) == 4 and asked.count(asked[0]) == 1  # chunk 0 was asked once: its answer was kept
+
+    # The endpoint recovers: `retry` resumes at chunk 1; nothing that was answered is asked again.
+    fake_llm.fallback = anthropic_echo
+    await memory.retry_job(job.id)
+    assert (await worker.drain(wait_s=10)).done == [job.id]
+    done = await memory.job(job.id)
+    asked = [chunk_of(r) for r in fake_llm.requests]
+    assert len(asked) == 6 and len(set(asked)) == 3 and asked.count(asked[0]) == 1
+    plan = done.pass_outputs["plan"]
+    assert plan["backend"] == "fake" and len(plan["chunks"]) == 3
+    cited = {e for d in done.pass_outputs["merged"]["decisions"] for e in d["evidence_turn_ids"]}
+    assert cited == {chunk[0] for chunk in plan["chunks"]}  # every chunk's answer made it into the result
+    assert len(await memory.turns(namespace, "s-llm")) == 6  # and the conversation itself is untouched
+
+
+# -- 8 ingest processes over the same sessions -------------------------------------------------------
+async def test_eight_concurrent_ingest_processes_write_each_turn_once(
+    memory: AsyncMemory, namespace: str, tmp_path: Path
+) -> None:
+    sessions = {f"s-{k}": messages(namespace, f"s-{k}", 40, T0 + timedelta(hours=k), role_offset=k) for k in range(4)}
+    auto = messages(namespace, None, 12, T0 + timedelta(days=3))  # no session id: assigned by the time gap
+    files = []
+    for p in range(8):  # each process gets two overlapping sessions, in time order, and the auto-session run
+        rows = sorted(sessions[f"s-{p % 4}"] + sessions[f"s-{(p + 1) % 4}"], key=lambda r: r["ts"]) + auto
+        files.append(write_jsonl(tmp_path / f"part-{p}.jsonl", rows))
+    env = env_with(KG_INGEST__BATCH_SIZE="8")
+    procs = [subprocess.Popen([sys.executable, "-m", "kg.cli", "ingest", str(f)], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for f in files]
+    try:
+        outcomes = [await asyncio.to_thread(p.communicate, timeout=400) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert [p.returncode for p in procs] == [0] * 8, [err[-2000:] for _, err in outcomes]
+    expected = {sid: 40 for sid in sessions} | {auto_session_id(T0 + timedelta(days=3)): 12}
+    await assert_sessions_whole(memory, namespace, expected)
+
+
+# -- Neo4j stopped mid-ingest and mid-job (a spare server) -----------------------------------------
+@pytest.fixture(scope="module")
+def spare(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalNeo4j, Settings, Path]]:
+    """A second managed Neo4j on free ports in a temporary folder, with a Settings copy and a kg.toml
+    pointing at it (no URI: the managed-server path)."""
+    folder = tmp_path_factory.mktemp("spare-neo4j")
+    base = load_settings()
+    local_cfg = base.neo4j.local.model_copy(update={
+        "data_dir": folder, "bolt_port": free_port(), "http_port": free_port(), "heap": "512m", "page_cache": "64m"})
+    settings = base.model_copy(update={"neo4j": base.neo4j.model_copy(update={"uri": None, "local": local_cfg})})
+    server = LocalNeo4j(local_cfg)
+    server.start(echo=lambda _: None)
+    config = folder / "kg.toml"
+    config.write_text(
+        f'[neo4j.local]\nbolt_port = {local_cfg.bolt_port}\nhttp_port = {local_cfg.http_port}\n'
+        f'data_dir = "{folder}"\nheap = "512m"\npage_cache = "64m"\n'
+        '[ingest]\nbatch_size = 20\n'
+        '[jobs]\nlease_s = 3.0\nheartbeat_s = 1.0\npoll_s = 0.2\nbackoff_initial_s = 0.2\nbackoff_max_s = 1.0\n'
+        '[memory.indexing]\nbackend = "fake"\nchunk_token_budget = 200\nchunk_overlap = 0.0\n')
+    try:
+        yield server, settings, config
+    finally:
+        server.stop(echo=lambda _: None)
+
+
+def wait_for(predicate: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+def stop_hard(proc: subprocess.Popen, grace: float) -> None:
+    """The command was cut off with the database: give it `grace` seconds to exit, then kill it."""
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
+async def count_turns(memory: AsyncMemory, namespace: str) -> int:
+    return (await cypher(memory, "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n", ns=namespace))[0]["n"]
+
+
+async def test_neo4j_stopped_mid_ingest_then_rerun_loses_and_duplicates_nothing(
+    spare: tuple[LocalNeo4j, Settings, Path], tmp_path: Path
+) -> None:
+    server, settings, config = spare
+    ns = f"fault-{uuid.uuid4().hex[:8]}"
+    rows = (messages(ns, "s-a", 200, T0) + messages(ns, "s-b", 200, T0 + timedelta(hours=4))
+            + messages(ns, None, 100, T0 + timedelta(days=2)))
+    source = write_jsonl(tmp_path / "big.jsonl", rows)
+    env = env_with(KG_CONFIG=str(config), KG_INGEST__BATCH_SIZE="10")
+    async with AsyncMemory(settings) as memory:
+        first = subprocess.Popen([sys.executable, "-m", "kg.cli", "ingest", str(source)], cwd=ROOT, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 180
+            while await count_turns(memory, ns) < 30:
+                assert first.poll() is None, first.communicate()
+                assert time.monotonic() < deadline, "the ingest did not start writing"
+                await asyncio.sleep(0.1)
+            await asyncio.to_thread(server.stop, lambda _: None)  # the database goes away mid-ingest
+            await asyncio.to_thread(stop_hard, first, 2.0)
+        finally:
+            if first.poll() is None:
+                first.kill()
+        assert first.returncode != 0
+        await asyncio.to_thread(server.start, lambda _: None)
+        partial = await count_turns(memory, ns)
+        assert 30 <= partial < len(rows), partial  # it really was cut off in the middle
+
+        rerun = await asyncio.to_thread(kg, ["ingest", str(source)], env)
+        assert rerun.returncode == 0, rerun.stderr[-3000:]
+        assert f"new turns {len(rows) - partial}, already stored {partial}" in " ".join(rerun.stdout.split())
+        expected = {"s-a": 200, "s-b": 200, auto_session_id(T0 + timedelta(days=2)): 100}
+        await assert_sessions_whole(memory, ns, expected)
+
+
+async def test_neo4j_stopped_mid_job_then_rerun_resumes_and_finishes(
+    spare: tuple[LocalNeo4j, Settings, Path], tmp_path: Path, fake_llm: FakeLLM
+) -> None:
+    server, settings, config = spare
+    ns = f"fault-{uuid.uuid4().hex[:8]}"
+    job_config = tmp_path / "kg.toml"
+    job_config.write_text(config.read_text() + (
+        f'[llm.services.fake]\nprovider = "anthropic"\nmodel = "claude-haiku-4-5"\nbase_url = "{fake_llm.url}"\n'
+        f'api_key = "{KEY}"\ntimeout_s = 10.0\nmax_retries = 0\ntransport_retries = 0\n'))
+    env = env_with(KG_CONFIG=str(job_config))
+
+    def slow_echo(request: Any) -> Reply:
+        reply = anthropic_echo(request)
+        reply.delay_s = 0.4
+        return reply
+
+    fake_llm.fallback = slow_echo
+    async with AsyncMemory(settings) as memory:
+        await memory.add_turns(ns, "s-job", [
+            {"role": "user" if i % 2 == 0 else "assistant", "speaker": "Dana", "text": text(i),
+             "ts": T0 + timedelta(minutes=i)} for i in range(24)])  # 12 chunks
+        job = await memory.enqueue_job("extract_session", ns, "s-job")
+        worker = subprocess.Popen([sys.executable, "-m", "kg.cli", "jobs", "run-once", "--no-sweep"], cwd=ROOT,
+                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 180
+            while sum(k.startswith("chunk-") for k in (await memory.job(job.id)).pass_outputs) < 4:
+                assert worker.poll() is None, worker.communicate()
+                assert time.monotonic() < deadline, "the job did not get going"
+                await asyncio.sleep(0.1)
+            await asyncio.to_thread(server.stop, lambda _: None)  # the database goes away mid-job
+            await asyncio.to_thread(stop_hard, worker, 2.0)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+        await asyncio.to_thread(server.start, lambda _: None)
+        cut = await memory.job(job.id)
+        saved = sorted(k for k in cut.pass_outputs if k.startswith("chunk-"))
+        assert cut.status == "running" and cut.attempts == 1 and 4 <= len(saved) < 12, cut
+
+        rerun = await asyncio.to_thread(kg, ["jobs", "run-once", "--no-sweep", "--wait", "30"], env)
+        assert rerun.returncode == 0, rerun.stderr[-3000:]
+        done = await memory.job(job.id)
+        assert done.status == "done" and done.attempts == 2, done
+        plan = done.pass_outputs["plan"]["chunks"]
+        asked = [chunk_of(r) for r in fake_llm.requests]
+        first_ids = [c[0] for c in plan]
+        assert len(plan) == 12 and set(asked) == set(first_ids)
+        for i in range(len(saved)):  # what was saved before the outage was not asked again
+            assert asked.count(first_ids[i]) == 1
+        assert len(asked) <= 12 + 1  # at most the chunk in flight at the outage was asked twice
+        cited = {e for d in done.pass_outputs["merged"]["decisions"] for e in d["evidence_turn_ids"]}
+        assert cited == set(first_ids)
