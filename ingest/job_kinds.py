@@ -6,9 +6,10 @@ that is merged into the job's `pass_outputs`. Multi-pass work wraps each pass in
 re-run (a job can be retried, or re-queued when new work arrives for its target). Raise
 `PermanentJobError` when retrying cannot help.
 
-Registered here: `embed_backfill`, `maintain_corrections`, `extract_session`, `summarize_due`,
-`summarize_session`.
-Registration points for work other issues deliver are marked "REGISTRATION POINT" below.
+Registered here: `embed_backfill`, `maintain_corrections`, `extract_session` (extraction alone,
+resumable per chunk), `summarize_due`, `summarize_session`, `index_session`. A new kind: write the
+handler, `register(JobKind(...))` it, and if a schedule should enqueue it, add a sweep in
+`ingest.sweeps`.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class JobKind:
     # the filters $namespace, $session_id, $since), `stale_params` gives the current versions.
     # `kg reindex` re-runs such kinds; their target is a session id.
     stale_query: str | None = None
-    stale_params: Callable[["AsyncMemory"], dict[str, Any]] | None = None
+    stale_params: Callable[["AsyncMemory"], Awaitable[dict[str, Any]]] | None = None
 
 
 KINDS: dict[str, JobKind] = {}
@@ -178,12 +179,41 @@ async def summarize_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
     return {"version": summary.version, "prompt_version": summary.prompt_version, "model": summary.model}
 
 
-def summary_versions(memory: AsyncMemory) -> dict[str, Any]:
-    from ingest.summaries.llm import summarizer_for
+async def summary_versions(memory: AsyncMemory) -> dict[str, Any]:
+    async with _session_summarizer(memory) as writer:
+        s = writer.summarizer
+        return {"model": s.model, "prompt_versions": [s.prompt_version, s.rollup_prompt_version],
+                "embedding_model": memory.embedder.name}
 
-    s = memory.summarizer or summarizer_for(memory.settings, memory.embedder)
-    return {"model": s.model, "prompt_versions": [s.prompt_version, s.rollup_prompt_version],
-            "embedding_model": memory.embedder.name}
+
+# -- index_session (issue 3; target: a session id) ----------------------------------------------
+class ExtractionFailedJob(RuntimeError):
+    """The session's extraction failed (the session is marked `extraction_failed`): retry later."""
+
+
+async def index_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
+    """Post-session indexing: extraction, then one transaction writing its results. A failed
+    extraction writes nothing and fails the attempt, so the job backs off and dead-letters."""
+    try:
+        report = await memory.index_session(run.namespace, run.target)
+    except KeyError as exc:  # no such session, or no turns
+        raise PermanentJobError(str(exc)) from None
+    if report.status == "extraction_failed":
+        raise ExtractionFailedJob(report.error or "extraction failed")
+    return {"report": report.model_dump(mode="json")}
+
+
+async def extraction_version(memory: AsyncMemory) -> dict[str, Any]:
+    """The `extraction_version` index_session stamps on sessions with the configured extractor."""
+    from ingest.extraction.llm import extractor_for
+    from ingest.session_graph import Provenance
+
+    extractor = extractor_for(memory.settings)
+    try:
+        return {"version": Provenance(extractor.backend, extractor.model, extractor.prompt_version).version}
+    finally:
+        if hasattr(extractor, "aclose"):
+            await extractor.aclose()
 
 
 register(JobKind("embed_backfill", embed_backfill, "embed a namespace's turns that have no embedding"))
@@ -194,10 +224,5 @@ register(JobKind("extract_session", extract_session,
 register(JobKind("summarize_due", summarize_due, "summarize a namespace's due sessions (idle, closed or grown)"))
 register(JobKind("summarize_session", summarize_session, "summarize one session again (reindex)",
                  stale_query="queries/job_summaries_stale", stale_params=summary_versions))
-
-# REGISTRATION POINT - issue 3, post-session indexing. When `AsyncMemory.index_session` exists:
-#   register(JobKind("index_session", handler, "extract and write one closed session",
-#                    stale_query="queries/job_extractions_stale", stale_params=<current extraction_version>))
-# The handler should raise when the session's extraction failed, so that the job backs off and
-# dead-letters; `extraction_passes(memory, run, run.target)` gives per-chunk resume. The "index"
-# schedule then needs a sweep in `ingest.sweeps` enqueueing it for closed sessions not indexed.
+register(JobKind("index_session", index_session, "post-session indexing of one session (extraction -> graph)",
+                 stale_query="queries/job_extractions_stale", stale_params=extraction_version))

@@ -63,7 +63,7 @@ async def reindex(
             continue
         filters = {"namespace": namespace, "session_id": session_id, "since": since}
         if stale:
-            rows = await memory.store.read(kind.stale_query, **filters, **kind.stale_params(memory))
+            rows = await memory.store.read(kind.stale_query, **filters, **(await kind.stale_params(memory)))
         else:
             rows = await memory.store.read("queries/job_sessions_select", **filters)
         counts[kind.name] = 0
@@ -90,17 +90,33 @@ async def summarize_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | 
     return queued
 
 
+async def index_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+    """Sessions closed (or idle for `[session] idle_minutes`) and not indexed by the current
+    extractor version, grown since, or failed fewer than `max_failures` times get `index_session`."""
+    from ingest.job_kinds import extraction_version
+
+    cfg = memory.settings
+    rows = await memory.store.read(
+        "queries/sessions_pending_index", namespace=namespace,
+        idle_before=datetime.now(timezone.utc) - timedelta(minutes=cfg.session.idle_minutes),
+        version=(await extraction_version(memory))["version"], max_failures=cfg.memory.indexing.max_failures,
+        limit=100_000)
+    queued = 0
+    for row in rows:
+        queued += (await queue.enqueue("index_session", row["namespace"], row["id"], rerun=True))[1]
+    return queued
+
+
 # Schedule name -> (sweep, whether what it enqueues can run: its job kind is registered).
 SWEEPS: dict[str, tuple[Sweep, Callable[[], bool]]] = {
     "summarize": (summarize_sweep, lambda: "summarize_due" in KINDS),
+    "index": (index_sweep, lambda: "index_session" in KINDS),
     "embeddings": (embeddings_sweep, lambda: "embed_backfill" in KINDS),
     "corrections": (corrections_sweep, lambda: "maintain_corrections" in KINDS),
     "reindex": (reindex_sweep, lambda: any(k.stale_query for k in KINDS.values())),
 }
-# REGISTRATION POINTS: what the schedules wait for (see ingest/job_kinds.py).
-NOT_YET: dict[str, str] = {
-    "index": "post-session indexing (issue 3): add a sweep enqueueing index_session for closed sessions not indexed",
-}
+# Why a schedule has nothing to run (shown by `kg jobs kinds` and `kg serve -v`).
+NOT_YET: dict[str, str] = {}
 
 
 def latest_fire(schedule: Schedule, tz: str, now: datetime) -> datetime | None:

@@ -119,43 +119,69 @@ def chunk_of(request: Any) -> str:
     return re.findall(r'<turn id=\\"([^"\\]+)\\"', request.text())[0]
 
 
-async def test_llm_timeouts_429_and_garbage_are_retried_then_dead_lettered(
+async def add_dana(memory: AsyncMemory, namespace: str, session_id: str, n: int) -> None:
+    await memory.add_turns(namespace, session_id, [
+        {"role": "user" if i % 2 == 0 else "assistant", "speaker": "Dana", "text": text(i),
+         "ts": T0 + timedelta(minutes=i)} for i in range(n)])  # two turns per extraction chunk
+
+
+async def test_llm_timeout_429_and_garbage_back_off_dead_letter_then_index(
     llm_memory: AsyncMemory, fake_llm: FakeLLM, namespace: str
 ) -> None:
+    """The `index_session` job against an endpoint that rate-limits, times out, then answers with
+    a body that is not JSON: three attempts with backoff, then the dead letters; nothing is written
+    meanwhile and the turns stay. Retried once the endpoint is healthy, the session is indexed."""
     memory = llm_memory
-    await memory.add_turns(namespace, "s-llm", [
-        {"role": "user" if i % 2 == 0 else "assistant", "speaker": "Dana", "text": text(i),
-         "ts": T0 + timedelta(minutes=i)} for i in range(6)])  # three chunks of two turns
-    kind = f"test_extract_{uuid.uuid4().hex[:8]}"
-    worker = Worker(memory, {kind: JobKind(kind, extract_session, "extract_session under a test name")})
-    garbled = Reply(200, '{"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "mess')
-    slow = recording("anthropic/messages_tool_use_ok", delay_s=3.0)
-    fake_llm.script(
-        anthropic_echo, recording("anthropic/error_429_rate_limit"),  # attempt 1: chunk 0 answered, chunk 1 429
-        slow,  # attempt 2: chunk 1 times out
-        garbled,  # attempt 3: chunk 1 answered with a body that is not JSON -> dead letter
-    )
-    job, _ = await worker.queue.enqueue(kind, namespace, "s-llm")
+    await add_dana(memory, namespace, "s-llm", 4)
+    worker = Worker(memory, namespace=namespace)
+    fake_llm.script(recording("anthropic/error_429_rate_limit"),
+                    recording("anthropic/messages_tool_use_ok", delay_s=3.0),  # past timeout_s
+                    Reply(200, '{"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "mess'))  # cut short
+    job = await memory.enqueue_job("index_session", namespace, "s-llm")
     report = await worker.drain(wait_s=15)
     assert report.dead == [job.id] and len(report.retrying) == 2
     dead = await memory.job(job.id)
-    assert dead.status == "dead" and dead.attempts == 3 and "not JSON" in dead.last_error
-    assert KEY not in dead.last_error and set(dead.pass_outputs) == {"plan", "chunk-0000"}
-    asked = [chunk_of(r) for r in fake_llm.requests]
-    assert len(asked) == 4 and asked.count(asked[0]) == 1  # chunk 0 was asked once: its answer was kept
+    assert dead.status == "dead" and dead.attempts == 3 and "not JSON" in dead.last_error and KEY not in dead.last_error
+    assert fake_llm.count() == 3
+    session = (await cypher(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) RETURN s.extraction_status AS "
+                                    "status, s.extraction_failures AS failures", ns=namespace))[0]
+    assert session == {"status": "extraction_failed", "failures": 3}
+    assert await cypher(memory, "MATCH (d:Decision {namespace: $ns}) RETURN d", ns=namespace) == []
 
-    # The endpoint recovers: `retry` resumes at chunk 1; nothing that was answered is asked again.
+    fake_llm.fallback = anthropic_echo
+    await memory.retry_job(job.id)
+    assert (await worker.drain(wait_s=10)).done == [job.id]
+    indexed = (await memory.job(job.id)).pass_outputs["report"]
+    assert indexed["status"] == "indexed" and indexed["chunks"] == 2 and indexed["llm_calls"] == 2
+    assert len(await memory.turns(namespace, "s-llm")) == 4
+    assert await cypher(memory, "MATCH (d:Decision {namespace: $ns}) RETURN count(d) AS n", ns=namespace) != [{"n": 0}]
+
+
+async def test_llm_failure_mid_session_resumes_at_the_failed_chunk(
+    llm_memory: AsyncMemory, fake_llm: FakeLLM, namespace: str
+) -> None:
+    """`extract_session` keeps each chunk's answer: after a failure only the chunks not answered
+    yet are asked again, across retries and the dead letters."""
+    memory = llm_memory
+    await add_dana(memory, namespace, "s-chunks", 6)  # three chunks
+    kind = f"test_extract_{uuid.uuid4().hex[:8]}"
+    worker = Worker(memory, {kind: JobKind(kind, extract_session, "extract_session under a test name")})
+    fake_llm.script(anthropic_echo, recording("anthropic/error_429_rate_limit"),  # chunk 0 answered, chunk 1 429
+                    *[recording("anthropic/error_500_api_error")] * 2)  # attempts 2 and 3 fail on chunk 1
+    job, _ = await worker.queue.enqueue(kind, namespace, "s-chunks")
+    assert (await worker.drain(wait_s=15)).dead == [job.id]
+    dead = await memory.job(job.id)
+    assert set(dead.pass_outputs) == {"plan", "chunk-0000"} and "HTTP 500" in dead.last_error
+
     fake_llm.fallback = anthropic_echo
     await memory.retry_job(job.id)
     assert (await worker.drain(wait_s=10)).done == [job.id]
     done = await memory.job(job.id)
     asked = [chunk_of(r) for r in fake_llm.requests]
-    assert len(asked) == 6 and len(set(asked)) == 3 and asked.count(asked[0]) == 1
-    plan = done.pass_outputs["plan"]
-    assert plan["backend"] == "fake" and len(plan["chunks"]) == 3
+    assert len(asked) == 6 and len(set(asked)) == 3 and asked.count(asked[0]) == 1  # chunk 0: asked once
+    plan = done.pass_outputs["plan"]["chunks"]
     cited = {e for d in done.pass_outputs["merged"]["decisions"] for e in d["evidence_turn_ids"]}
-    assert cited == {chunk[0] for chunk in plan["chunks"]}  # every chunk's answer made it into the result
-    assert len(await memory.turns(namespace, "s-llm")) == 6  # and the conversation itself is untouched
+    assert len(plan) == 3 and cited == {chunk[0] for chunk in plan}  # every chunk's answer is in the result
 
 
 # -- 8 ingest processes over the same sessions -------------------------------------------------------

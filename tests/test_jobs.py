@@ -15,11 +15,11 @@ import time
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 import pytest
 
-from kg import AsyncMemory
+from kg import AsyncMemory, Settings
 from ingest.job_kinds import JobKind
 from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
 from ingest.sweeps import SWEEPS, latest_fire, reindex, run_sweep
@@ -253,18 +253,49 @@ async def test_summarize_sweep_then_reindex_of_stale_summaries(memory: AsyncMemo
     assert summarized == [{"session_id": "grown", "version": 1}]
     assert not await memory.summaries(namespace, "small")  # 3 new messages, not idle: not due yet
 
-    assert (await reindex(memory, q, stale=True, namespace=namespace)) == {"summarize_session": 0}
+    assert (await reindex(memory, q, stale=True, namespace=namespace))["summarize_session"] == 0
     await memory.store.driver.execute_query(
         "MATCH (n:Summary {namespace: $ns, session_id: 'grown'}) SET n.prompt_version = 'summarize-v0'",
         {"ns": namespace})
-    assert (await reindex(memory, q, stale=True, namespace=namespace)) == {"summarize_session": 1}
+    assert (await reindex(memory, q, stale=True, namespace=namespace))["summarize_session"] == 1
     report = await Worker(memory, settings=FAST, namespace=namespace).drain()
     assert report.done == [job_id("summarize_session", namespace, "grown")]
     current = [s for s in await memory.summaries(namespace, "grown") if s.kind == "session"]
     assert [s.version for s in current] == [2] and current[0].prompt_version != "summarize-v0"
-    assert (await reindex(memory, q, stale=True, namespace=namespace)) == {"summarize_session": 0}
+    assert (await reindex(memory, q, stale=True, namespace=namespace))["summarize_session"] == 0
     by_request = await reindex(memory, q, stale=False, namespace=namespace, session_id="small")
-    assert by_request == {"summarize_session": 1}
+    assert by_request["summarize_session"] == 1  # and index_session: every reindexable kind
+
+
+@pytest.fixture(scope="module")
+async def offline_memory() -> AsyncIterator[AsyncMemory]:
+    async with AsyncMemory(Settings(memory={"indexing": {"backend": "offline"}})) as mem:
+        yield mem
+
+
+async def test_index_sweep_indexes_idle_sessions_and_reindex_finds_other_versions(
+    offline_memory: AsyncMemory, namespace: str
+) -> None:
+    memory = offline_memory
+    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)  # long idle: due for indexing
+    await memory.add_turns(namespace, "s-idle", [
+        {"role": "user", "speaker": "Dana", "text": "I moved to Lisbon last month and I work at Acme Robotics now.",
+         "ts": t0},
+        {"role": "user", "speaker": "Dana", "text": "Let's go with the refund.", "ts": t0 + timedelta(minutes=1)}])
+    q = queue(memory)
+    assert await run_sweep(memory, q, "index", namespace=namespace) == 1
+    report = await Worker(memory, settings=FAST, namespace=namespace).drain()
+    assert report.done == [job_id("index_session", namespace, "s-idle")]
+    out = (await memory.job(report.done[0])).pass_outputs["report"]
+    assert out["status"] == "indexed" and out["extractor"] == "offline" and out["entities_created"] >= 2
+    assert await run_sweep(memory, q, "index", namespace=namespace) == 0  # indexed by this version: not due
+
+    assert (await reindex(memory, q, stale=True, namespace=namespace))["index_session"] == 0
+    await memory.store.driver.execute_query(
+        "MATCH (s:Session {namespace: $ns, id: 's-idle'}) SET s.extraction_version = 'offline:rules:offline-v0'",
+        {"ns": namespace})
+    assert (await reindex(memory, q, stale=True, namespace=namespace))["index_session"] == 1
+    assert (await Worker(memory, settings=FAST, namespace=namespace).drain()).done == report.done
 
 
 def test_cron_schedules_name_their_latest_firing() -> None:
