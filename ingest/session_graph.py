@@ -180,9 +180,15 @@ class SessionGraphWriter:
 
 
 def _mention(entity: ExtractedEntity, turns: Mapping[str, ChunkTurn]) -> Mention:
-    first = next((turns[t] for t in entity.evidence_turn_ids if t in turns), None)
-    context = first.text[:CONTEXT_CHARS] if first else ""
-    return Mention(entity.name, entity.type, dict(entity.attributes), context)
+    evidence = [turns[t] for t in entity.evidence_turn_ids if t in turns]
+    context = evidence[0].text[:CONTEXT_CHARS] if evidence else ""
+    attributes = dict(entity.attributes)
+    # A person who is the speaker of their own evidence turns is that speaker: the label the caller
+    # gave the turns identifies them across sessions (a bare "Dana" alone would stay ambiguous).
+    spoken = {t.speaker for t in evidence if t.speaker and t.role == "user"}
+    if entity.type == "person" and any(normalize(s) == normalize(entity.name) for s in spoken):
+        attributes.setdefault("speaker", entity.name)
+    return Mention(entity.name, entity.type, attributes, context)
 
 
 def _names(entities: Sequence[ExtractedEntity], entity_of: Mapping[int, str],

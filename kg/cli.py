@@ -16,6 +16,7 @@ from rich.table import Table
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg.cli_corrections import corrections_app, rules
+from kg.cli_index import index
 from kg.cli_jobs import jobs_app, reindex, serve
 from kg.config import load_settings
 from kg.embeddings import EmbeddingError
@@ -32,6 +33,7 @@ app.command()(serve)
 app.command()(reindex)
 app.add_typer(corrections_app, name="corrections")
 app.command()(rules)
+app.command()(index)
 console = Console(width=None if sys.stdout.isatty() else 140)  # pipes and CI logs get readable tables
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 T = TypeVar("T")
@@ -390,16 +392,26 @@ def demo() -> None:
                   f"{report.sessions} sessions")
 
     async def go() -> None:
-        async with AsyncMemory() as memory:
+        settings = load_settings()
+        if settings.memory.indexing.backend == "auto":  # the demo extracts offline unless told otherwise
+            settings = settings.model_copy(update={"memory": settings.memory.model_copy(
+                update={"indexing": settings.memory.indexing.model_copy(update={"backend": "offline"})})})
+        async with AsyncMemory(settings) as memory:
             for namespace, query, method in DEMO_QUERIES:
                 hits = await memory.search_turns(namespace, query, 3, method)  # type: ignore[arg-type]
                 _print_hits(f"[{namespace}] {query}", method, hits)
+            indexed = await memory.index_pending("demo-acme")
+            t = indexed.totals
+            console.print(f"\nindexed {indexed.indexed} demo-acme session(s) with {settings.memory.indexing.backend}: "
+                          f"{t['entities_created']} new entities, {t['facts']} facts, {t['decisions']} decisions "
+                          "(`kg index --pending` indexes the rest)")
 
     _run(go())
     if load_settings().neo4j.uri is None:
         console.print(f"\nExplore the graph in Neo4j Browser: {local.browser_url} "
                       f"(connect to {local.bolt_uri}, user neo4j, password in {local.password_file})")
         console.print("Try: MATCH p=(:Session {namespace:'demo-acme'})-[:HAS_TURN]->(:Turn) RETURN p LIMIT 50")
+        console.print("and: MATCH p=(:Turn {namespace:'demo-acme'})-[:MENTIONS]->(:Entity) RETURN p LIMIT 50")
 
 
 if __name__ == "__main__":  # pragma: no cover

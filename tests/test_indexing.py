@@ -138,6 +138,9 @@ async def test_entities_resolve_across_sessions(offline_memory: AsyncMemory, nam
                         ns=namespace)
     assert len(linked) == 1 and sorted(linked[0]["s"]) == ["s1", "s2"]
     assert "Acme Robotics Inc" in " ".join(linked[0]["aliases"])
+    danas = await rows(memory, "MATCH (e:Entity {namespace: $ns, type: 'person'}) WHERE e.name = 'Dana' "
+                               "RETURN e.id AS id", ns=namespace)
+    assert len(danas) == 1  # the speaker of both sessions is one person
     assert (await memory.index_pending(namespace)).sessions == []
 
 
@@ -168,6 +171,7 @@ def extraction_answer(request: SeenRequest) -> Reply:
     ids = re.findall(r'<turn id=\\"([^"\\]+)\\"', request.text())
     answer = {
         "entities": [{"name": "Dana", "type": "person", "evidence_turn_ids": [ids[0]]},
+                     {"name": "Anna", "type": "person", "evidence_turn_ids": [ids[0]]},
                      {"name": "Lisbon", "type": "place", "evidence_turn_ids": [ids[0]]},
                      {"name": "Acme Robotics", "type": "organization", "evidence_turn_ids": [ids[0]]}],
         "facts": [{"subject": "Dana", "predicate": "lives_in", "object": "Lisbon", "evidence_turn_ids": [ids[0]]}],
@@ -187,7 +191,7 @@ def _tool_use(name: str, answer: dict[str, Any], request: SeenRequest) -> Reply:
     })
 
 
-LISBON = [("user", "Dana", "I moved to Lisbon and I work at Acme Robotics."),
+LISBON = [("user", "Dana", "I moved to Lisbon with my wife Anna and I work at Acme Robotics."),
           ("assistant", "Assistant", "Noted."), ("user", "Dana", "I'll visit the Lisbon office.")]
 
 
@@ -199,7 +203,7 @@ async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, na
         good = await memory.index_session(namespace, "good")
         assert (good.status, good.extractor, good.model, good.prompt_version) == (
             "indexed", "fake", "claude-haiku-4-5", "extract-v1")
-        assert good.llm_calls == 1 and good.input_tokens > 100 and good.entities_created == 3 and good.facts == 1
+        assert good.llm_calls == 1 and good.input_tokens > 100 and good.entities_created == 4 and good.facts == 1
         shape = await graph_shape(memory, namespace)
 
         turns_before = [t.model_dump() for t in await memory.turns(namespace, "flaky")]
@@ -213,12 +217,12 @@ async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, na
         assert s["s"]["extraction_status"] == "extraction_failed" and s["s"]["extraction_failures"] == 1
         assert s["s"]["extraction_requests"] == 3 and KEY not in s["s"]["extraction_error"]
 
-        # The bare "Dana" is ambiguous against the first session's Dana: stage 5 asks the same LLM.
+        # Dana is the speaker (an identifier); a bare "Anna" is ambiguous: stage 5 asks the same LLM.
         fake_llm.script(extraction_answer, lambda r: _tool_use("Adjudication", {"candidate": 1}, r))
         retried = await memory.index_pending(namespace)
         assert [(r.session_id, r.status) for r in retried.sessions] == [("flaky", "indexed")]
-        assert retried.sessions[0].entities_merged == 3 and retried.totals["llm_calls"] == 2  # extract, adjudicate
-        assert fake_llm.requests[-1].body["messages"][0]["content"].startswith('Mention: "Dana" (type person)')
+        assert retried.sessions[0].entities_merged == 4 and retried.totals["llm_calls"] == 2  # extract, adjudicate
+        assert fake_llm.requests[-1].body["messages"][0]["content"].startswith('Mention: "Anna" (type person)')
         assert fake_llm.remaining() == 0
         [s] = await rows(memory, "MATCH (s:Session {namespace: $ns, id: 'flaky'}) RETURN s {.*} AS s", ns=namespace)
         assert s["s"]["extraction_status"] == "indexed" and s["s"]["extraction_failures"] == 0

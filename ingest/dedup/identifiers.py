@@ -51,6 +51,8 @@ _NORMALIZERS = {
     "domain": normalize_domain,
     "url": normalize_domain,
     "website": normalize_domain,
+    # The speaker label a caller gives turns ("Dana"): within a namespace, one participant.
+    "speaker": lambda value: normalize_name(value) or None,
 }
 # url/website name the same thing a domain does.
 _KIND = {"url": "domain", "website": "domain"}

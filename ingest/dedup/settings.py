@@ -53,7 +53,7 @@ class EmbeddingStage(_Section):
 
 class AttributeStage(_Section):
     enabled: bool = True
-    identifying: tuple[str, ...] = ("email", "phone", "order_id", "domain", "url", "website")
+    identifying: tuple[str, ...] = ("email", "phone", "order_id", "domain", "url", "website", "speaker")
     # Never identify on their own, but differing values keep entities apart ("Paris", France/US).
     distinguishing: tuple[str, ...] = ("country",)
     phone_min_digits: int = Field(7, ge=4)

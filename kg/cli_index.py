@@ -1,0 +1,88 @@
+"""The `kg index` command: post-session extraction and entity resolution (registered in `kg.cli`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kg.config import load_settings
+from kg.embeddings import EmbeddingError
+from kg.indexing_models import IndexReport, SessionIndexReport
+from kg.memory import AsyncMemory
+from kg.neo4j_local import LocalServerError
+from kg.store import StoreError
+
+console = Console(width=None if sys.stdout.isatty() else 140)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+_COLUMNS = ("session", "status", "entities new/merged/known", "mentions", "facts", "rels", "corrections",
+            "decisions", "LLM calls", "input tokens")
+
+
+def index(
+    session: Optional[str] = typer.Option(None, "--session", "-s", help="Index this session (with -n)."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", "-n", help="Namespace; with --pending: only it."),
+    pending: bool = typer.Option(False, "--pending", help="Index every closed or idle session not indexed yet."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="With --pending: at most this many sessions."),
+    backend: Optional[str] = typer.Option(None, "--backend", "-b",
+                                          help="Override the memory.indexing backend: a service name, offline or auto."),
+) -> None:
+    """Extract entities, facts, relationships, corrections and decisions from sessions into the graph.
+
+    Exit code 1 when an extraction failed: that session is marked extraction_failed and a later
+    --pending run retries it."""
+    if pending == (session is not None):
+        err.print("[red]error:[/] give either --session ID (with -n NAMESPACE) or --pending")
+        raise typer.Exit(2)
+    if session is not None and namespace is None:
+        err.print("[red]error:[/] --session needs --namespace")
+        raise typer.Exit(2)
+    settings = load_settings()
+    if backend is not None:
+        settings = settings.model_copy(update={"memory": settings.memory.model_copy(
+            update={"indexing": settings.memory.indexing.model_copy(update={"backend": backend})})})
+
+    async def go() -> IndexReport:
+        async with AsyncMemory(settings) as memory:
+            if session is not None:
+                assert namespace is not None
+                return IndexReport(sessions=[await memory.index_session(namespace, session)])
+            return await memory.index_pending(namespace, limit)
+
+    try:
+        report = asyncio.run(go())
+    except (LocalServerError, StoreError, EmbeddingError, ValueError, KeyError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    _print(report)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def _print(report: IndexReport) -> None:
+    if not report.sessions:
+        console.print("nothing to index")
+        return
+    table = Table(*_COLUMNS)
+    for s in report.sessions:
+        table.add_row(*_row(s))
+    console.print(table)
+    t = report.totals
+    console.print(f"{report.indexed} indexed, {report.failed} failed; entities {t['entities_created']} new, "
+                  f"{t['entities_merged']} merged; {t['facts']} facts, {t['relationships']} relationships, "
+                  f"{t['corrections']} corrections, {t['decisions']} decisions; {t['llm_calls']} LLM calls, "
+                  f"{t['input_tokens']} input tokens")
+    for s in report.sessions:
+        if s.error:
+            err.print(f"[yellow]{s.namespace}/{s.session_id}[/] failed {s.failures} time(s): {s.error}")
+
+
+def _row(s: SessionIndexReport) -> tuple[str, ...]:
+    status = s.status if s.status == "indexed" else f"[red]{s.status}[/]"
+    return (f"{s.namespace}/{s.session_id}", status,
+            f"{s.entities_created}/{s.entities_merged}/{s.entities_reused}", str(s.mentions), str(s.facts),
+            str(s.relationships), str(s.corrections), str(s.decisions), str(s.llm_calls), str(s.input_tokens))
