@@ -54,19 +54,9 @@ class SessionIndexer:
         return Provenance(e.backend, e.model, e.prompt_version)
 
     async def index_session(self, namespace: str, session_id: str) -> SessionIndexReport:
-        rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
-        if not rows:
-            raise KeyError(f"session {session_id!r} of namespace {namespace!r} has no turns")
-        turns = {
-            t["id"]: ChunkTurn(id=t["id"], idx=t["idx"], role=t["role"], speaker=t["speaker"], text=t["text"],
-                               ts=_native(t["ts"]))
-            for t in (r["turn"] for r in rows)
-        }
+        turns = await self.turns(namespace, session_id)
         chunks = chunks_for(self.settings.memory.indexing, session_id, turns.values(), namespace)
         provenance = self.provenance()
-        report = SessionIndexReport(namespace=namespace, session_id=session_id, status="indexed",
-                                    extractor=provenance.extractor, model=provenance.model,
-                                    prompt_version=provenance.prompt_version, chunks=len(chunks))
         results: list[ExtractionResult] = []
         usage = Usage()
         try:
@@ -75,9 +65,31 @@ class SessionIndexer:
                 results.append(result)
                 usage = usage + cost
         except ExtractionFailed as failed:
+            report = _report(namespace, session_id, provenance, len(chunks))
             return await self._failed(report, usage + failed.usage, failed, provenance)
+        return await self.write_extracted(namespace, session_id, merge(results), usage, len(chunks), turns)
+
+    async def turns(self, namespace: str, session_id: str) -> dict[str, ChunkTurn]:
+        rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
+        if not rows:
+            raise KeyError(f"session {session_id!r} of namespace {namespace!r} has no turns")
+        return {
+            t["id"]: ChunkTurn(id=t["id"], idx=t["idx"], role=t["role"], speaker=t["speaker"], text=t["text"],
+                               ts=_native(t["ts"]))
+            for t in (r["turn"] for r in rows)
+        }
+
+    async def write_extracted(
+        self, namespace: str, session_id: str, result: ExtractionResult, usage: Usage = Usage(), chunks: int = 0,
+        turns: dict[str, ChunkTurn] | None = None,
+    ) -> SessionIndexReport:
+        """Write an extraction made elsewhere (e.g. a job's resumable per-chunk passes) as `index_session`
+        would: one transaction, stamped with this indexer's extractor."""
+        turns = turns if turns is not None else await self.turns(namespace, session_id)
+        provenance = self.provenance()
+        report = _report(namespace, session_id, provenance, chunks)
         before = getattr(self.adjudicator, "usage", Usage())
-        written = await self.writer.write(namespace, session_id, turns, merge(results), provenance)
+        written = await self.writer.write(namespace, session_id, turns, result, provenance)
         after = getattr(self.adjudicator, "usage", Usage())
         _cost(report, usage + Usage(after.calls - before.calls, after.input_tokens - before.input_tokens,
                                     after.output_tokens - before.output_tokens))  # stage 5's calls count too
@@ -109,6 +121,12 @@ class SessionIndexer:
         log.warning("extraction of session %s/%s failed (%d time(s)): %s", report.namespace, report.session_id,
                     report.failures, error)
         return report
+
+
+def _report(namespace: str, session_id: str, provenance: Provenance, chunks: int) -> SessionIndexReport:
+    return SessionIndexReport(namespace=namespace, session_id=session_id, status="indexed",
+                              extractor=provenance.extractor, model=provenance.model,
+                              prompt_version=provenance.prompt_version, chunks=chunks)
 
 
 def _cost(report: SessionIndexReport, usage: Usage) -> None:
