@@ -53,6 +53,8 @@ def serve(
     http: bool = typer.Option(True, "--http/--no-http", help="Serve the HTTP API."),
     schedule: bool = typer.Option(True, "--schedule/--no-schedule", help="Run the [schedules] sweeps."),
     work: bool = typer.Option(True, "--work/--no-work", help="Run job workers ([jobs] concurrency)."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", "-n",
+                                            help="Sweep and run jobs of this namespace only (default: all)."),
 ) -> None:
     """Run the scheduler, the job workers and the HTTP API until SIGINT / SIGTERM."""
     from kg.serve import serve as run_serve
@@ -62,9 +64,11 @@ def serve(
     def ready(memory: AsyncMemory) -> None:
         parts = [f"workers x{settings.jobs.concurrency}" if work else None, "scheduler" if schedule else None,
                  f"http://{host or settings.http.host}:{port or settings.http.port}" if http else None]
-        console.print("kg serve: " + ", ".join(p for p in parts if p) + " (Ctrl-C stops)")
+        scope = f"namespace {namespace}" if namespace else "every namespace"
+        console.print("kg serve: " + ", ".join(p for p in parts if p) + f"; jobs of {scope} (Ctrl-C stops)")
 
-    _run(run_serve(settings, host, port, http=http, schedule=schedule, work=work, on_ready=ready))
+    _run(run_serve(settings, host, port, http=http, schedule=schedule, work=work, on_ready=ready,
+                   namespace=namespace))
 
 
 @jobs_app.command("run-once")

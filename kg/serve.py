@@ -32,8 +32,9 @@ from kg.memory import AsyncMemory
 log = logging.getLogger(__name__)
 
 
-def build_scheduler(memory: AsyncMemory, queue: JobQueue) -> AsyncIOScheduler:
-    """One APScheduler job per runnable schedule; interval sweeps also run once at start-up."""
+def build_scheduler(memory: AsyncMemory, queue: JobQueue, namespace: str | None = None) -> AsyncIOScheduler:
+    """One APScheduler job per runnable schedule (sweeping every namespace, or `namespace`);
+    interval sweeps also run once at start-up."""
     cfg = memory.settings.schedules
     scheduler = AsyncIOScheduler(timezone=cfg.timezone)
     active = runnable(cfg)
@@ -48,16 +49,16 @@ def build_scheduler(memory: AsyncMemory, queue: JobQueue) -> AsyncIOScheduler:
             first = datetime.now(timezone.utc)
         else:
             trigger, first = CronTrigger.from_crontab(schedule.cron, timezone=cfg.timezone), None
-        scheduler.add_job(_sweep, trigger, args=[memory, queue, name], id=name, name=f"sweep {name}",
+        scheduler.add_job(_sweep, trigger, args=[memory, queue, name, namespace], id=name, name=f"sweep {name}",
                           max_instances=1, coalesce=True, misfire_grace_time=None,
                           **({"next_run_time": first} if first else {}))
         log.info("schedule %s: %s", name, f"every {schedule.every_s:g}s" if schedule.every_s else schedule.cron)
     return scheduler
 
 
-async def _sweep(memory: AsyncMemory, queue: JobQueue, name: str) -> None:
+async def _sweep(memory: AsyncMemory, queue: JobQueue, name: str, namespace: str | None) -> None:
     try:
-        await run_sweep(memory, queue, name)
+        await run_sweep(memory, queue, name, namespace=namespace)
     except Exception as exc:  # noqa: BLE001 - a failed sweep is retried at its next trigger
         log.warning("sweep %s failed: %s: %s", name, type(exc).__name__, exc)
 
@@ -101,16 +102,18 @@ async def serve(
     work: bool = True,
     on_ready: Callable[[AsyncMemory], None] | None = None,
     stop: asyncio.Event | None = None,
+    namespace: str | None = None,
 ) -> None:
-    """Run until SIGINT / SIGTERM (or `stop` is set)."""
+    """Run until SIGINT / SIGTERM (or `stop` is set). Sweeps and workers cover every namespace of
+    the database, or only `namespace` (the HTTP API is not restricted by it)."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
             loop.add_signal_handler(sig, stop.set)
     async with AsyncMemory(settings) as memory:
-        worker = Worker(memory)
-        scheduler = build_scheduler(memory, worker.queue) if schedule else None
+        worker = Worker(memory, namespace=namespace)
+        scheduler = build_scheduler(memory, worker.queue, namespace) if schedule else None
         tasks: list[asyncio.Task] = []
         if work:
             log.info("worker %s: kinds %s, concurrency %d", worker.name, ", ".join(sorted(worker.kinds)),
