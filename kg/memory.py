@@ -28,7 +28,7 @@ from kg.facts_models import FactView, RememberResult
 from kg.indexing_models import IndexReport, SessionIndexReport
 from kg.job_models import Job, RunReport
 from kg.models import IngestReport, Message, Session, Turn, TurnHit
-from kg.recall_models import Summary
+from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
 from kg.store import Store
 from queries import corrections as correction_queries
 from queries import facts as fact_queries
@@ -339,11 +339,60 @@ class AsyncMemory:
     async def summaries(self, namespace: str, session_id: str, include_expired: bool = False) -> list[Summary]:
         """The current summaries of a session (session, windows, rollups); with `include_expired`
         also the versions they replaced."""
-        from ingest.summaries.writer import summary_from_row
-
         rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
                                      include_expired=include_expired)
-        return [summary_from_row(r["summary"]) for r in rows]
+        return [summary_from_props(r["summary"]) for r in rows]
+
+    # -- retrieval (queries/retrieve.py, queries/recall.py) -------------------------------------
+    def _retriever(self) -> Any:
+        from queries.retrieve import Retriever
+
+        if getattr(self, "_retriever_cache", None) is None or self._retriever_cache.store is not self.store:
+            self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval)
+        return self._retriever_cache
+
+    def _recipe(self, recipe: Any) -> Any:
+        from queries.recipes import recipe as pick
+
+        cfg = self.settings.memory.retrieval
+        return pick(recipe or cfg.strategy, cfg.sessions, cfg.turns_per_session)
+
+    async def retrieve(
+        self, namespace: str, query: str, k: int = 10, recipe: Any = None, as_of: datetime | None = None
+    ) -> list[RankedTurn]:
+        """Turns by a retrieval recipe: "flat", "bm25", "hybrid", "hierarchical" (default:
+        `[memory.retrieval] strategy`) or a `queries.recipes.Recipe`. `as_of` hides later turns."""
+        from queries.recall import ranked_turns
+
+        chosen = self._recipe(recipe)
+        found = await self._retriever().search(namespace, query, k, chosen, as_of)
+        return await ranked_turns(self.store, found, chosen)
+
+    async def search_sessions(
+        self, namespace: str, query: str, k: int = 5, recipe: Any = None, as_of: datetime | None = None
+    ) -> list[SessionHit]:
+        """Session arcs for "what did we discuss about X?": sessions with their summary and best turns."""
+        from queries.recall import search_sessions
+
+        return await search_sessions(self._retriever(), namespace, query, k, self._recipe(recipe), as_of)
+
+    async def search_memories(
+        self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None
+    ) -> list[MemoryHit]:
+        """Facts and turns for "what did we decide about X?", one score each (see `recall`)."""
+        from queries.recall import recall
+
+        return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
+                            namespace, query, k, self._recipe(None), as_of, frozenset({"turn", "fact"}))
+
+    async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None) -> list[MemoryHit]:
+        """Turns, facts and summaries ranked by one score: similarity + graph relevance (closeness to
+        the entities the query names) + fact confidence, weighted by `[memory.retrieval.recall]`.
+        Superseded facts are excluded; `as_of` asks about that moment."""
+        from queries.recall import recall
+
+        return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
+                            namespace, query, k, self._recipe(None), as_of)
 
     async def delete_namespace(self, namespace: str) -> None:
         """Remove every node of a namespace (irreversible)."""

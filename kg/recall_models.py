@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, Field
 
@@ -43,6 +43,13 @@ class Summary(BaseModel):
     quality: float | None = None  # 0..1; None when the summarizer cannot judge (offline)
     created_at: datetime
     expired_at: datetime | None = None
+
+
+def summary_from_props(props: Mapping[str, Any]) -> Summary:
+    """A `Summary` from the properties of a `(:Summary)` node as the driver returns them."""
+    data = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items() if k != "embedding"}
+    data["message_range"] = tuple(data["message_range"])
+    return Summary.model_validate(data)
 
 
 class RankedTurn(BaseModel):

@@ -20,17 +20,11 @@ from ingest.summaries.models import Part, Summarizer, SummaryDraft
 from ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 from kg.config import Settings
 from kg.embeddings import Embedder
-from kg.recall_models import Summary
+from kg.recall_models import Summary, summary_from_props
 from kg.store import Store, Tx
 
 log = logging.getLogger(__name__)
 DUE_PAGE = 500
-
-
-def summary_from_row(props: dict[str, Any]) -> Summary:
-    data = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
-    data["message_range"] = tuple(data["message_range"])
-    return Summary.model_validate(data)
 
 
 class SessionSummarizer:
@@ -91,17 +85,18 @@ class SessionSummarizer:
     async def _current(self, namespace: str, session_id: str) -> list[Summary]:
         rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
                                      include_expired=False)
-        return [summary_from_row(r["summary"]) for r in rows]
+        return [summary_from_props(r["summary"]) for r in rows]
 
     async def _context_keys(self, turns: list[ChunkTurn], stored: dict[str, str | None]) -> None:
         texts = context_texts(turns, self.settings.memory.summaries.context_turns)
-        changed = [(t.id, x) for t, x in zip(turns, texts) if stored.get(t.id) != x]
+        asks = [False] + [t.text.rstrip().endswith("?") for t in turns[:-1]]
+        changed = [(t.id, x, a) for t, x, a in zip(turns, texts, asks) if stored.get(t.id) != x]
         limit, size = self.settings.ingest.max_embed_chars, self.settings.ingest.batch_size
         for start in range(0, len(changed), size):
             page = changed[start : start + size]
-            vectors = await asyncio.to_thread(self.embedder.embed, [x[:limit] for _, x in page])
-            await self.store.write("queries/turns_set_context", model=self.embedder.name,
-                                   rows=[{"id": i, "text": x, "embedding": v} for (i, x), v in zip(page, vectors)])
+            vectors = await asyncio.to_thread(self.embedder.embed, [x[:limit] for _, x, _ in page])
+            await self.store.write("queries/turns_set_context", model=self.embedder.name, rows=[
+                {"id": i, "text": x, "follows_question": a, "embedding": v} for (i, x, a), v in zip(page, vectors)])
 
     async def write(
         self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
@@ -123,7 +118,7 @@ class SessionSummarizer:
                                 id_prefix=prefix, children=children, embedding=vector, now=now)
             return rows[0]["summary"]
 
-        return summary_from_row(await self.store.transaction(work))
+        return summary_from_props(await self.store.transaction(work))
 
 
 class _Run:

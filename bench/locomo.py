@@ -1,0 +1,162 @@
+"""LoCoMo retrieval: the product's retriever against flat BM25 and flat dense, in the same run.
+
+    python -m bench.locomo --data ../shared/data/locomo/locomo_dev.json --json
+
+Each conversation is ingested into its own namespace on the configured Neo4j (idempotent: a
+re-run writes nothing new), its sessions are summarized (the offline summarizer unless an LLM is
+configured; `--summaries dataset` uses the dataset's own session summaries instead), then every
+question of categories 1-4 is asked of each retriever. Reported per retriever:
+- turn_recall@k: share of a question's evidence turns (dia_id = Turn.external_id) in the top k;
+- session_recall@k: 1 when every evidence session is in the top k sessions (the product: its
+  stage-1 ranking; the baselines: sessions by their best turn);
+- p50/p95 latency of the turn query (embedding included).
+Namespaces are deleted at the end unless --keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ingest.extraction.models import ChunkTurn
+from ingest.loaders import Rejected, read_locomo
+from ingest.summaries.models import Part, SummaryDraft
+from kg import AsyncMemory, load_settings
+
+TURN_KS = (1, 5, 10, 20)
+SESSION_KS = (1, 5, 10)
+BASELINES = {"bm25": "bm25", "dense": "flat"}
+
+
+class DatasetSummarizer:
+    """The dataset's own session summaries (`session_<n>_summary`), for `--summaries dataset`."""
+
+    model = "dataset"
+    prompt_version = "locomo-session-summary"
+    rollup_prompt_version = "locomo-session-summary"
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+
+    async def summarize_turns(self, session_id: str, turns: list[ChunkTurn], embeddings: Any, open_: bool
+                              ) -> SummaryDraft:
+        return SummaryDraft(text=self.texts.get(session_id) or f"Session {session_id}.")
+
+    async def rollup(self, session_id: str, parts: list[Part], open_: bool) -> SummaryDraft:
+        return SummaryDraft(text=self.texts.get(session_id) or " ".join(p.text for p in parts))
+
+
+def evidence_ids(raw: list[str]) -> list[str]:
+    """dia_ids of a question; the dataset has a few malformed entries ("D8:6; D9:17", "D:11:26")."""
+    out = []
+    for item in raw:
+        for part in re.split(r"[;,\s]+", item):
+            part = part.replace("D:", "D")
+            if re.fullmatch(r"D\d+:\d+", part):
+                out.append(part)
+    return out
+
+
+def session_of(dia_id: str) -> str:
+    return "session_" + dia_id.split(":")[0][1:]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
+async def prepare(memory: AsyncMemory, data: Path, prefix: str, summaries: str, conversations: list[dict]) -> None:
+    messages = [m for m in read_locomo(data, prefix) if not isinstance(m, Rejected)]
+    await memory.ingest(messages)
+    now = datetime.now(timezone.utc)
+    for conv in conversations:
+        namespace = f"{prefix}-{conv['sample_id']}"
+        if summaries == "dataset":
+            texts = {k.removesuffix("_summary"): v for k, v in (conv.get("session_summary") or {}).items()}
+            memory.summarizer = DatasetSummarizer(texts)
+        await memory.summarize_due(namespace, now=now)
+    memory.summarizer = None
+
+
+async def evaluate(memory: AsyncMemory, prefix: str, conversations: list[dict], recipe: str) -> dict[str, Any]:
+    turn_hits = {k: [] for k in TURN_KS}
+    session_hits = {k: [] for k in SESSION_KS}
+    latencies = []
+    depth = max(TURN_KS)
+    for conv in conversations:
+        namespace = f"{prefix}-{conv['sample_id']}"
+        for qa in conv["qa"]:
+            evidence = evidence_ids(qa.get("evidence", []))
+            if qa.get("category") == 5 or not evidence:
+                continue
+            start = time.perf_counter()
+            turns = await memory.retrieve(namespace, qa["question"], k=depth, recipe=recipe)
+            latencies.append((time.perf_counter() - start) * 1000)
+            found = [t.turn.external_id for t in turns]
+            for k in TURN_KS:
+                top = set(found[:k])
+                turn_hits[k].append(sum(e in top for e in evidence) / len(evidence))
+            sessions = await memory.search_sessions(namespace, qa["question"], k=max(SESSION_KS), recipe=recipe)
+            ranked = [h.session.id for h in sessions]
+            need = {session_of(e) for e in evidence}
+            for k in SESSION_KS:
+                session_hits[k].append(float(need <= set(ranked[:k])))
+    return {
+        "turn_recall": {str(k): round(statistics.fmean(v), 4) for k, v in turn_hits.items()},
+        "session_recall": {str(k): round(statistics.fmean(v), 4) for k, v in session_hits.items()},
+        "p50_ms": round(percentile(latencies, 0.5), 2),
+        "p95_ms": round(percentile(latencies, 0.95), 2),
+        "_questions": len(latencies),
+    }
+
+
+async def run(data: Path, summaries: str, keep: bool, prefix: str) -> dict[str, Any]:
+    conversations = json.loads(data.read_text("utf-8"))
+    async with AsyncMemory(load_settings()) as memory:
+        try:
+            await prepare(memory, data, prefix, summaries, conversations)
+            await memory.retrieve(f"{prefix}-{conversations[0]['sample_id']}", "warm-up", k=5)  # not timed
+            results = {"product": await evaluate(memory, prefix, conversations, memory.settings.memory.retrieval.strategy)}
+            for name, recipe in BASELINES.items():
+                results[name] = await evaluate(memory, prefix, conversations, recipe)
+        finally:
+            if not keep:
+                for conv in conversations:
+                    await memory.delete_namespace(f"{prefix}-{conv['sample_id']}")
+    questions = results["product"].pop("_questions")
+    for r in results.values():
+        r.pop("_questions", None)
+    return {"questions": questions, "summaries": summaries, "retrievers": results}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo/locomo_dev.json"))
+    parser.add_argument("--summaries", choices=("product", "dataset"), default="product")
+    parser.add_argument("--prefix", default="bench-locomo", help="namespace prefix (one namespace per conversation)")
+    parser.add_argument("--keep", action="store_true", help="keep the namespaces afterwards")
+    parser.add_argument("--json", action="store_true", help="print JSON only")
+    args = parser.parse_args(argv)
+    if not args.data.is_file():
+        print(f"no LoCoMo file at {args.data} (see ../shared/data/locomo/README.md)", file=sys.stderr)
+        return 2
+    prefix = args.prefix if args.summaries == "product" else f"{args.prefix}-ds"
+    result = asyncio.run(run(args.data, args.summaries, args.keep, prefix))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""What a query says besides its words: the time it points at and the people it names (pure).
+
+Time expressions become a window that boosts turns and sessions of that time:
+- absolute: "on 8 May, 2023", "May 8, 2023", "in May 2023", "in 2023";
+- relative to `now` (the query's `as_of`, or the present): "yesterday", "today", "last week",
+  "last month", "last year", "last May", "last Friday", "3 days ago", "two weeks ago".
+Expressions relative to another event ("two weeks after the race") name no date by themselves;
+they are left to the words of the query.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Iterable
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+_M = r"(january|february|march|april|may|june|july|august|september|october|november|december|" \
+     r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_M}\.?,?\s+(\d{{4}})\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_M}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b{_M}\.?,?\s+(?:of\s+)?(\d{{4}})\b", re.I)
+_YEAR = re.compile(r"\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b", re.I)
+_AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
+                  r"(day|week|month|year)s?\s+ago\b", re.I)
+_LAST = re.compile(rf"\b(?:last|past|previous)\s+(week|month|year|weekend|{_M}|" + "|".join(WEEKDAYS) + r")\b", re.I)
+_YESTERDAY = re.compile(r"\byesterday\b", re.I)
+_TODAY = re.compile(r"\b(?:today|tonight|this morning)\b", re.I)
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    start: datetime
+    end: datetime  # exclusive
+    expression: str
+
+    def near(self, ts: datetime, slack: timedelta) -> bool:
+        return self.start - slack <= ts < self.end + slack
+
+
+def _month(name: str) -> int:
+    name = name.lower()
+    return next(i for i, m in enumerate(MONTHS, start=1) if m.startswith(name[:3]))
+
+
+def _at(d: date) -> datetime:
+    return datetime.combine(d, time(), tzinfo=timezone.utc)
+
+
+def _month_window(year: int, month: int, text: str) -> TimeWindow:
+    end = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return TimeWindow(_at(date(year, month, 1)), _at(end), text)
+
+
+def time_window(query: str, now: datetime) -> TimeWindow | None:
+    """The first time expression of `query` as a UTC window, or None."""
+    for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
+        m = pattern.search(query)
+        if m:
+            day, month, year = (m.group(1), m.group(2), m.group(3)) if order == "dmy" else \
+                (m.group(2), m.group(1), m.group(3))
+            try:
+                start = _at(date(int(year), _month(month), int(day)))
+            except ValueError:
+                continue
+            return TimeWindow(start, start + timedelta(days=1), m.group(0))
+    m = _MONTH_YEAR.search(query)
+    if m:
+        return _month_window(int(m.group(2)), _month(m.group(1)), m.group(0))
+    m = _YEAR.search(query)
+    if m:
+        year = int(m.group(1))
+        return TimeWindow(_at(date(year, 1, 1)), _at(date(year + 1, 1, 1)), m.group(0))
+    return _relative(query, now)
+
+
+def _relative(query: str, now: datetime) -> TimeWindow | None:
+    today = now.astimezone(timezone.utc).date()
+    if m := _YESTERDAY.search(query):
+        return TimeWindow(_at(today - timedelta(days=1)), _at(today), m.group(0))
+    if m := _TODAY.search(query):
+        return TimeWindow(_at(today), _at(today + timedelta(days=1)), m.group(0))
+    if m := _AGO.search(query):
+        n = int(m.group(1)) if m.group(1).isdigit() else _NUMBERS[m.group(1).lower()]
+        days = {"day": 1, "week": 7, "month": 30, "year": 365}[m.group(2).lower()] * n
+        centre = today - timedelta(days=days)
+        spread = max(1, days // 7)
+        return TimeWindow(_at(centre - timedelta(days=spread)), _at(centre + timedelta(days=spread + 1)), m.group(0))
+    if m := _LAST.search(query):
+        unit = m.group(1).lower()
+        if unit in ("week", "weekend"):
+            start = today - timedelta(days=today.weekday() + 7)
+            return TimeWindow(_at(start), _at(start + timedelta(days=7)), m.group(0))
+        if unit == "month":
+            first = today.replace(day=1)
+            prev = (first - timedelta(days=1)).replace(day=1)
+            return TimeWindow(_at(prev), _at(first), m.group(0))
+        if unit == "year":
+            return TimeWindow(_at(date(today.year - 1, 1, 1)), _at(date(today.year, 1, 1)), m.group(0))
+        if unit in WEEKDAYS:
+            back = (today.weekday() - WEEKDAYS.index(unit)) % 7 or 7
+            day = today - timedelta(days=back)
+            return TimeWindow(_at(day), _at(day + timedelta(days=1)), m.group(0))
+        month = _month(unit)
+        year = today.year if month < today.month else today.year - 1
+        return _month_window(year, month, m.group(0))
+    return None
+
+
+def named(query: str, names: Iterable[str]) -> set[str]:
+    """The names (speakers, entities) that `query` mentions as whole words, case-insensitively."""
+    found = set()
+    for name in names:
+        if name and re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", query, re.I):
+            found.add(name)
+    return found

@@ -1,0 +1,129 @@
+"""The ranked lists retrieval fuses, read from the store: turns by key and method, summaries,
+sessions in a time window; and the hydration of what was chosen."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from kg.models import Session, Turn
+from kg.recall_models import Summary, summary_from_props
+from kg.store import Store
+from queries.analysis import TimeWindow
+from queries.recipes import Key, Method
+
+# (method, key) -> (index, property)
+INDEXES: dict[tuple[Method, Key], tuple[str, str]] = {
+    ("vector", "turn"): ("turn_embedding", "embedding"),
+    ("vector", "context"): ("turn_context_embedding", "context_embedding"),
+    ("fulltext", "turn"): ("turn_text", "text"),
+    ("fulltext", "context"): ("turn_context_text", "context_text"),
+}
+SIZE_TTL_S = 30.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: str
+    session_id: str
+    idx: int
+    speaker: str | None
+    ts: datetime
+    score: float
+    follows_question: bool  # the turn before it in its session asked a question
+
+
+def _candidates(rows: list[dict[str, Any]]) -> list[Candidate]:
+    return [Candidate(r["id"], r["session_id"], r["idx"], r["speaker"], r["ts"].to_native(), float(r["score"]),
+                      bool(r["follows_question"])) for r in rows]
+
+
+async def turn_list(
+    store: Store, method: Method, key: Key, namespace: str, *, vector: list[float] | None, lucene: str,
+    depth: int, exact: bool, as_of: datetime | None,
+) -> list[Candidate]:
+    index, prop = INDEXES[(method, key)]
+    if method == "fulltext":
+        if not lucene:
+            return []
+        rows = await store.read("queries/retrieval_fulltext", index=index, query=lucene, namespace=namespace,
+                                k=depth, as_of=as_of)
+    elif exact:
+        rows = await store.read("queries/retrieval_vector_exact", property=prop, vector=vector,
+                                namespace=namespace, k=depth, as_of=as_of)
+    else:
+        rows = await store.read("queries/retrieval_vector_index", index=index, fetch=min(max(depth * 4, 100), 1000),
+                                vector=vector, namespace=namespace, k=depth, as_of=as_of)
+    return _candidates(rows)
+
+
+async def turn_list_in_sessions(
+    store: Store, key: Key, namespace: str, sessions: list[str], *, vector: list[float], depth: int,
+    as_of: datetime | None,
+) -> list[Candidate]:
+    """Exact cosine on `key` inside `sessions` (stage 2 when stage 1 used the approximate index)."""
+    _, prop = INDEXES[("vector", key)]
+    rows = await store.read("queries/retrieval_vector_sessions", property=prop, vector=vector, namespace=namespace,
+                            sessions=sessions, k=depth, as_of=as_of)
+    return _candidates(rows)
+
+
+async def summary_sessions(
+    store: Store, method: Method, namespace: str, *, vector: list[float] | None, lucene: str, depth: int,
+    as_of: datetime | None,
+) -> list[str]:
+    """Sessions in the order their best current summary (session, window or rollup) matches."""
+    if method == "fulltext":
+        if not lucene:
+            return []
+        rows = await store.read("queries/retrieval_summaries_fulltext", query=lucene, namespace=namespace,
+                                k=depth, as_of=as_of)
+    else:
+        rows = await store.read("queries/retrieval_summaries_vector", vector=vector, namespace=namespace,
+                                k=depth, as_of=as_of)
+    return list(dict.fromkeys(r["session_id"] for r in rows))
+
+
+async def sessions_in_window(store: Store, namespace: str, window: TimeWindow, slack_days: float) -> set[str]:
+    slack = timedelta(days=slack_days)
+    rows = await store.read("queries/retrieval_sessions_in_window", namespace=namespace,
+                            start=window.start - slack, end=window.end + slack)
+    return {r["session_id"] for r in rows}
+
+
+class NamespaceSizes:
+    """Turn counts per namespace, cached briefly: they decide exact search against the index."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._cache: dict[str, tuple[float, int]] = {}
+
+    async def get(self, namespace: str) -> int:
+        hit = self._cache.get(namespace)
+        if hit and hit[0] > time.monotonic():
+            return hit[1]
+        rows = await self.store.read("queries/retrieval_namespace_size", namespace=namespace)
+        size = int(rows[0]["turns"]) if rows else 0
+        self._cache[namespace] = (time.monotonic() + SIZE_TTL_S, size)
+        return size
+
+
+def _native(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
+
+
+async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
+    if not ids:
+        return {}
+    rows = await store.read("queries/retrieval_turns_hydrate", ids=ids)
+    return {r["turn"]["id"]: Turn.model_validate(_native(r["turn"])) for r in rows}
+
+
+async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict[str, tuple[Session, Summary | None]]:
+    if not ids:
+        return {}
+    rows = await store.read("queries/retrieval_sessions_hydrate", namespace=namespace, ids=ids)
+    return {r["session"]["id"]: (Session.model_validate(_native(r["session"])),
+                                 summary_from_props(r["summary"]) if r["summary"] else None) for r in rows}

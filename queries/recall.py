@@ -1,0 +1,136 @@
+"""Session arcs, memories and recall: retrieval results with one score each.
+
+    score = w_similarity * similarity + w_graph * graph + w_confidence * confidence
+
+- similarity: the item's retrieval score scaled to 0..1 by the best of its kind (turns by the
+  hierarchical ranking; summaries by their session's stage-1 score; facts by the cosine of
+  "subject predicate object" to the query);
+- graph: closeness to the entities the query names: 1 for a fact about one of them or a turn they
+  said, 0.5 for a fact evidenced by a retrieved turn or a summary naming one, else 0;
+- confidence: a fact's confidence at `as_of` (`queries.confidence`); turns and summaries: 1.
+Superseded, retracted and expired facts never appear. Weights: `[memory.retrieval.recall]`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from kg.config import ConfidenceSettings, RecallWeights
+from kg.facts_models import FactView, entity_key
+from kg.models import as_utc
+from kg.recall_models import MemoryHit, RankedTurn, SessionHit
+from kg.store import Store
+from queries import candidates as cand
+from queries.confidence import score as confidence_score
+from queries.fusion import normalized
+from queries.recipes import Recipe
+from queries.retrieve import Retrieval, Retriever
+
+FACT_LIMIT = 50
+_WORDS = re.compile(r"[\w'’-]+")
+
+
+async def ranked_turns(store: Store, found: Retrieval, recipe: Recipe) -> list[RankedTurn]:
+    turns = await cand.hydrate_turns(store, [t for t, _ in found.turns])
+    return [RankedTurn(turn=turns[t], score=s, recipe=recipe.name) for t, s in found.turns if t in turns]
+
+
+async def search_sessions(retriever: Retriever, namespace: str, query: str, k: int, recipe: Recipe,
+                          as_of: datetime | None = None) -> list[SessionHit]:
+    """Sessions (arcs) by stage-1 score, each with its current summary and up to 3 best turns."""
+    found = await retriever.search(namespace, query, max(k * 3, 10), recipe, as_of)
+    top = found.sessions[:k]
+    sessions = await cand.hydrate_sessions(retriever.store, namespace, [s for s, _ in top])
+    turns = await ranked_turns(retriever.store, found, recipe)
+    hits = []
+    for sid, score in top:
+        if sid not in sessions:
+            continue
+        session, summary = sessions[sid]
+        best = [t for t in turns if t.turn.session_id == sid][:3]
+        hits.append(SessionHit(session=session, summary=summary, score=score, turns=best))
+    return hits
+
+
+def query_keys(query: str) -> list[str]:
+    """Every run of one to three words of the query as an entity key (matched exactly in Cypher)."""
+    words = _WORDS.findall(query)
+    keys = {entity_key(" ".join(words[i:i + n])) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+    return sorted(k.strip("'’") for k in keys if len(k) > 1)
+
+
+async def recall(
+    retriever: Retriever, confidence: ConfidenceSettings, weights: RecallWeights, namespace: str, query: str,
+    k: int, recipe: Recipe, as_of: datetime | None = None, kinds: frozenset[str] = frozenset({"turn", "fact", "summary"}),
+) -> list[MemoryHit]:
+    at = as_utc(as_of) if as_of is not None else datetime.now(timezone.utc)
+    found = await retriever.search(namespace, query, max(k, 10), recipe, as_of)
+    turns = await ranked_turns(retriever.store, found, recipe)
+    hits: list[MemoryHit] = []
+    if "turn" in kinds:
+        sim = normalized({t.turn.id: t.score for t in turns})
+        for t in turns:
+            graph = 1.0 if t.turn.speaker in found.named else 0.0
+            hits.append(_hit(weights, "turn", t.turn.id, t.turn.text, sim[t.turn.id], graph, 1.0,
+                             session_id=t.turn.session_id, ts=t.turn.ts, turn=t.turn))
+    if "summary" in kinds:
+        hits += await _summaries(retriever, weights, namespace, found, k)
+    if "fact" in kinds:
+        hits += await _facts(retriever, confidence, weights, namespace, query, found, [t.turn.id for t in turns], at)
+    hits.sort(key=lambda h: -h.score)
+    return hits[:k]
+
+
+def _hit(weights: RecallWeights, kind: str, id: str, text: str, similarity: float, graph: float,
+         confidence: float, **extra: Any) -> MemoryHit:
+    score = weights.similarity * similarity + weights.graph * graph + weights.confidence * confidence
+    return MemoryHit(kind=kind, id=id, text=text, score=score, similarity=similarity, graph=graph,
+                     confidence=confidence, **extra)
+
+
+async def _summaries(retriever: Retriever, weights: RecallWeights, namespace: str, found: Retrieval,
+                     k: int) -> list[MemoryHit]:
+    top = found.sessions[: max(1, k // 3)]
+    sessions = await cand.hydrate_sessions(retriever.store, namespace, [s for s, _ in top])
+    sim = normalized(dict(top))
+    hits = []
+    for sid, _ in top:
+        summary = sessions.get(sid, (None, None))[1]
+        if summary is None:
+            continue
+        graph = 0.5 if found.named & set(summary.entities) else 0.0
+        hits.append(_hit(weights, "summary", summary.id, summary.text, sim[sid], graph, 1.0,
+                         session_id=sid, ts=summary.ended_at, summary=summary))
+    return hits
+
+
+async def _facts(retriever: Retriever, cfg: ConfidenceSettings, weights: RecallWeights, namespace: str, query: str,
+                 found: Retrieval, turn_ids: list[str], at: datetime) -> list[MemoryHit]:
+    rows = await retriever.store.read("queries/recall_facts", namespace=namespace, keys=query_keys(query),
+                                      turn_ids=turn_ids, as_of=at, limit=FACT_LIMIT)
+    if not rows:
+        return []
+    views = [_fact_view(r, at, cfg) for r in rows]
+    sentences = [f"{v.subject} {v.predicate.replace('_', ' ')} {v.object_value}" for v in views]
+    vector = found.vector if found.vector is not None else await retriever.embed(query)
+    vectors = await asyncio.to_thread(retriever.embedder.embed, sentences)
+    hits = []
+    for row, view, text, v in zip(rows, views, sentences, vectors):
+        cosine = max(0.0, sum(a * b for a, b in zip(v, vector)))
+        graph = 1.0 if row["named"] else 0.5
+        hits.append(_hit(weights, "fact", view.id, text, cosine, graph, view.confidence, ts=view.valid_from, fact=view))
+    return hits
+
+
+def _fact_view(row: dict[str, Any], at: datetime, cfg: ConfidenceSettings) -> FactView:
+    fact = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in row["fact"].items()}
+    conf = confidence_score(
+        source=fact["source"], reinforcement_count=fact.get("reinforcement_count") or 0,
+        recorded_at=fact["recorded_at"], last_reinforced_at=fact.get("last_reinforced_at"),
+        last_accessed_at=fact.get("last_accessed_at"), ended=False, at=at, cfg=cfg,
+    )
+    return FactView.model_validate({**fact, "subject": row["subject"], "object_entity_id": row["object_entity_id"],
+                                    "superseded_by": None, "status": "current", "confidence": conf})

@@ -1,0 +1,69 @@
+"""Retrieval recipes: small frozen configs a caller picks instead of passing flags.
+
+    flat          one dense list over the turns' own text (the classic baseline)
+    bm25          one BM25 list over the turns' own text (the other baseline)
+    hybrid        dense + BM25 over the turn and its context key, fused by reciprocal rank
+                  fusion, with the query's time window, named speakers and question/answer
+                  adjacency as boosts
+    hierarchical  hybrid, then two stages: sessions ranked by their best turns and their summaries
+                  (stage 1), turns re-ranked inside the top `sessions` (stage 2), top-K
+
+Recipes are never mutated; `recipe.model_copy(update=...)` makes a variant.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Method = Literal["vector", "fulltext"]
+Key = Literal["turn", "context"]
+
+
+class Boosts(BaseModel):
+    """Additions to a turn's fused score, in units of a first-rank RRF vote (1 / (rrf_k + 1))."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: float = Field(0.0, ge=0)  # the turn's speaker is named in the query
+    time: float = Field(0.0, ge=0)  # the turn falls in the query's time window
+    time_slack_days: float = Field(3.0, ge=0)  # how far around the window still counts
+    answer: float = Field(0.0, ge=0)  # share of a question turn's score passed to the turn answering it
+
+
+class Recipe(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    methods: tuple[Method, ...] = ("vector", "fulltext")
+    keys: tuple[Key, ...] = ("turn", "context")
+    rrf_k: int = Field(20, ge=1)
+    boosts: Boosts = Boosts()
+    two_stage: bool = False
+    sessions: int = Field(10, ge=1)  # S: stage-1 sessions passed to stage 2
+    turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps per session
+    session_turns: int = Field(3, ge=1)  # a session's best turns that make its stage-1 score
+    summary_weight: float = Field(0.5, ge=0)  # weight of each summary list in stage 1
+    session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
+
+
+_BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5)
+FLAT = Recipe(name="flat", methods=("vector",), keys=("turn",))
+BM25 = Recipe(name="bm25", methods=("fulltext",), keys=("turn",))
+HYBRID = Recipe(name="hybrid", boosts=_BOOSTS)
+HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, two_stage=True)
+RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHICAL)}
+
+
+def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_session: int | None = None) -> Recipe:
+    """A recipe by name (or as given), with S and T overridden when set (a copy, never in place)."""
+    if isinstance(name_or_recipe, Recipe):
+        chosen = name_or_recipe
+    else:
+        try:
+            chosen = RECIPES[name_or_recipe]
+        except KeyError:
+            raise ValueError(f"unknown retrieval recipe {name_or_recipe!r}; use one of {sorted(RECIPES)}") from None
+    update = {k: v for k, v in (("sessions", sessions), ("turns_per_session", turns_per_session)) if v is not None}
+    return chosen.model_copy(update=update) if update else chosen

@@ -1,0 +1,160 @@
+"""Turn and session retrieval by recipe (see `queries.recipes`).
+
+Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn's own text and/or
+its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
+window, the speakers it names, and a question's score passed on to the turn that answers it.
+The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
+summaries' dense and BM25 matches, plus the time window) and re-ranks turns inside the top S
+sessions with the session's rank as a prior (stage 2), keeping T per session, then top K.
+
+Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
+tenants' turns); large ones by the HNSW index, with stage 2 exact inside the chosen sessions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from kg.config import RetrievalSettings
+from kg.embeddings import Embedder
+from kg.models import as_utc
+from kg.store import Store
+from queries import candidates as cand
+from queries.analysis import TimeWindow, named, time_window
+from queries.fusion import best_per_group, group_scores, ranking, rrf
+from queries.recipes import Recipe
+from queries.turns import lucene_escape
+
+
+@dataclass
+class Retrieval:
+    """What one search found: turn ids with fused scores, and sessions ranked (stage 1, or by
+    each session's best turn for single-stage recipes)."""
+
+    turns: list[tuple[str, float]]
+    sessions: list[tuple[str, float]]
+    candidates: dict[str, cand.Candidate] = field(default_factory=dict)
+    named: set[str] = field(default_factory=set)
+    window: TimeWindow | None = None
+    vector: list[float] | None = None
+
+
+class Retriever:
+    def __init__(self, store: Store, embedder: Embedder, settings: RetrievalSettings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.sizes = cand.NamespaceSizes(store)
+
+    async def embed(self, query: str) -> list[float]:
+        [vector] = await asyncio.to_thread(self.embedder.embed, [query])
+        return vector
+
+    async def search(
+        self, namespace: str, query: str, k: int, recipe: Recipe, as_of: datetime | None = None,
+        vector: list[float] | None = None,
+    ) -> Retrieval:
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        as_of = as_utc(as_of) if as_of is not None else None
+        window = time_window(query, as_of or datetime.now(timezone.utc)) if recipe.boosts.time else None
+        needs_vector = "vector" in recipe.methods or recipe.two_stage
+        if needs_vector and vector is None:
+            vector = await self.embed(query)
+        lucene = lucene_escape(query)
+        depth = max(self.settings.candidates, k)
+        exact = "vector" in recipe.methods and await self.sizes.get(namespace) <= self.settings.exact_max_turns
+
+        turn_jobs = [cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
+                                    exact=exact, as_of=as_of) for m in recipe.methods for key in recipe.keys]
+        extra: list[Awaitable] = []
+        if recipe.two_stage:
+            extra += [cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene, depth=depth,
+                                            as_of=as_of) for m in ("vector", "fulltext")]
+            if window is not None:
+                extra.append(cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days))
+        found = await asyncio.gather(*turn_jobs, *extra)
+        lists: list[list[cand.Candidate]] = list(found[: len(turn_jobs)])
+        pool = {c.id: c for ranked in lists for c in ranked}
+        scores = self._fused(lists, pool, query, window, recipe)
+        names = self._named(query, pool)
+        if not recipe.two_stage:
+            order = ranking(scores)
+            sessions = _first_seen(order, pool)
+            return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector)
+
+        summary_dense, summary_bm25 = found[len(turn_jobs)], found[len(turn_jobs) + 1]
+        in_window: set[str] = found[len(turn_jobs) + 2] if window is not None else set()
+        session_of = {c.id: c.session_id for c in pool.values()}
+        by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
+        w = recipe.summary_weight
+        s_scores = rrf([by_turns, summary_dense, summary_bm25], recipe.rrf_k, [1.0, w, w])
+        unit = 1.0 / (recipe.rrf_k + 1)
+        for s in in_window:
+            s_scores[s] = s_scores.get(s, 0.0) + recipe.boosts.time * unit
+        top_sessions = ranking(s_scores)[: recipe.sessions]
+
+        if not exact and "vector" in recipe.methods and top_sessions:
+            lists = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth, as_of)
+            pool.update({c.id: c for ranked in lists for c in ranked})
+            session_of = {c.id: c.session_id for c in pool.values()}
+            scores = self._fused(lists, pool, query, window, recipe)
+        rank_of = {s: r for r, s in enumerate(top_sessions, start=1)}
+        final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
+                 for t, v in scores.items() if session_of[t] in rank_of}
+        order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)[:k]
+        ranked_sessions = [(s, s_scores[s]) for s in ranking(s_scores)]
+        return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector)
+
+    async def _exact_inside(
+        self, lists: list[list[cand.Candidate]], recipe: Recipe, namespace: str, sessions: list[str],
+        vector: list[float] | None, depth: int, as_of: datetime | None,
+    ) -> list[list[cand.Candidate]]:
+        """Stage 2 on large namespaces: the dense lists again, exactly, inside the chosen sessions."""
+        assert vector is not None
+        out, pending = [], []
+        for m in recipe.methods:
+            for key in recipe.keys:
+                pending.append((m, key))
+        exact = await asyncio.gather(*[
+            cand.turn_list_in_sessions(self.store, key, namespace, sessions, vector=vector, depth=depth, as_of=as_of)
+            for m, key in pending if m == "vector"])
+        it = iter(exact)
+        for (m, _key), ranked in zip(pending, lists):
+            out.append(next(it) if m == "vector" else ranked)
+        return out
+
+    def _fused(self, lists: list[list[cand.Candidate]], pool: dict[str, cand.Candidate], query: str,
+               window: TimeWindow | None, recipe: Recipe) -> dict[str, float]:
+        base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k)
+        b = recipe.boosts
+        unit = 1.0 / (recipe.rrf_k + 1)
+        names = self._named(query, pool) if b.speaker else set()
+        slack = timedelta(days=b.time_slack_days)
+        scores = dict(base)
+        at = {(c.session_id, c.idx): tid for tid, c in pool.items()}
+        for tid, c in pool.items():
+            if names and c.speaker in names:
+                scores[tid] += b.speaker * unit
+            if window is not None and b.time and window.near(c.ts, slack):
+                scores[tid] += b.time * unit
+            if b.answer and c.follows_question:
+                scores[tid] += b.answer * base.get(at.get((c.session_id, c.idx - 1), ""), 0.0)
+        return scores
+
+    @staticmethod
+    def _named(query: str, pool: dict[str, cand.Candidate]) -> set[str]:
+        """Speakers the query names; naming every speaker of the candidates tells nothing."""
+        speakers = {c.speaker for c in pool.values() if c.speaker}
+        found = named(query, speakers)
+        return found if found != speakers else set()
+
+
+def _first_seen(order: list[str], pool: dict[str, cand.Candidate]) -> list[tuple[str, float]]:
+    seen: dict[str, float] = {}
+    for rank, tid in enumerate(order, start=1):
+        seen.setdefault(pool[tid].session_id, 1.0 / rank)
+    return list(seen.items())

@@ -1,0 +1,221 @@
+"""Session summaries on the real Neo4j: replacement and versioning, the three triggers, the
+hierarchical rollup within the token budget, the LLM summarizer through the fake HTTP endpoint."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from pydantic import SecretStr
+
+from ingest.extraction.chunking import estimate_tokens
+from ingest.extraction.models import ChunkTurn
+from ingest.summaries.keys import context_texts
+from ingest.summaries.llm import LLMSummarizer, summarizer_for
+from ingest.summaries.models import Part
+from ingest.summaries.offline import OfflineSummarizer, keyphrases
+from ingest.summaries.plan import rollup_groups, windows
+from ingest.summaries.writer import SessionSummarizer
+from kg import AsyncMemory
+from kg.config import LLMService, Settings
+from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm  # noqa: F401 - fixture
+
+T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+LINES = [
+    ("user", "Maya", "We need a time-series database for the sensor project."),
+    ("assistant", "Bot", "TimescaleDB and InfluxDB both fit; TimescaleDB keeps SQL and Postgres tooling."),
+    ("user", "Maya", "Let's go with TimescaleDB then, our team knows Postgres."),
+    ("assistant", "Bot", "Good choice. I will draft the hypertable schema for the sensor readings."),
+    ("user", "Maya", "Retention should be ninety days for raw readings."),
+    ("assistant", "Bot", "Noted: a ninety day retention policy with hourly rollups kept for two years."),
+]
+
+
+def messages(n: int, start: datetime = T0, offset: int = 0) -> list[dict]:
+    out = []
+    for i in range(n):
+        role, speaker, text = LINES[(i + offset) % len(LINES)]
+        out.append({"role": role, "speaker": speaker, "text": f"{text} (note {i + offset})",
+                    "ts": start + timedelta(seconds=30 * i)})
+    return out
+
+
+def summarizer(memory: AsyncMemory, **summaries: int) -> SessionSummarizer:
+    settings = memory.settings.model_copy(deep=True)
+    for key, value in summaries.items():
+        setattr(settings.memory.summaries, key, value)
+    return SessionSummarizer(memory.store, memory.embedder, settings,
+                             OfflineSummarizer(settings.memory.summaries, memory.embedder))
+
+
+# -- pure -------------------------------------------------------------------------------------
+def _turns(n: int, chars: int = 80) -> list[ChunkTurn]:
+    return [ChunkTurn(id=f"t{i}", idx=i, speaker="A", text="x" * chars) for i in range(n)]
+
+
+def test_windows_respect_turn_count_and_token_budget() -> None:
+    assert [len(w) for w in windows(_turns(10), window_turns=4, budget=10_000)] == [4, 4, 2]
+    cut = windows(_turns(10, chars=400), window_turns=40, budget=300)  # ~125 tokens a turn
+    assert all(sum(estimate_tokens(t.text) for t in w) <= 300 for w in cut) and len(cut) == 5
+    [[huge]] = windows([ChunkTurn(id="h", idx=0, text="y" * 10_000)], window_turns=4, budget=200)
+    assert len(huge.text) < 800 and huge.text.endswith("[truncated for summarization]")
+
+
+def test_rollup_groups_by_fanout_and_budget() -> None:
+    parts = [Part(id=f"s{i}", slot=f"window:{i}", start=i, end=i + 1, text="w" * 400) for i in range(7)]
+    assert [len(g) for g in rollup_groups(parts, fanout=3, budget=10_000)] == [3, 3, 1]
+    assert [len(g) for g in rollup_groups(parts, fanout=8, budget=250)] == [2, 2, 2, 1]
+
+
+def test_context_keys_name_speakers_and_neighbours() -> None:
+    turns = [ChunkTurn(id=f"t{i}", idx=i, speaker=s, text=x) for i, (s, x) in
+             enumerate([("Ann", "Who fixed it?"), ("Bo", "My sister did."), ("Ann", "Nice.")])]
+    keys = context_texts(turns, width=1)
+    assert keys[1] == "Ann: Who fixed it?\nBo: My sister did.\nAnn: Nice."
+    assert keys[0] == "Ann: Who fixed it?\nBo: My sister did."
+
+
+def test_keyphrases_skip_chatter_and_names() -> None:
+    phrases = keyphrases([t for _, _, t in LINES] * 2, 5, exclude={"maya"})
+    assert any("timescaledb" in p for p in phrases)
+    assert not any(p in {"great", "maya", "gonna"} for p in phrases)
+
+
+# -- on the graph -------------------------------------------------------------------------------
+async def test_close_session_summarizes_and_replaces_with_versions(memory: AsyncMemory, namespace: str) -> None:
+    await memory.add_turns(namespace, "db-choice", messages(6))
+    first = await memory.close_session(namespace, "db-choice")
+    assert first is not None and first.kind == "session" and first.version == 1
+    assert first.model == "offline-extractive" and first.prompt_version == "extractive-v1"
+    assert first.message_range == (0, 6) and first.started_at == T0
+    assert any("timescaledb" in t for t in first.topics) and "Maya" in first.entities
+    assert (await memory.session(namespace, "db-choice")).status == "closed"
+
+    again = await memory.close_session(namespace, "db-choice")  # nothing new: the same summary
+    assert again is not None and again.id == first.id and again.version == 1
+
+    await memory.add_turns(namespace, "db-choice", messages(3, T0 + timedelta(minutes=5), offset=6))
+    second = await memory.close_session(namespace, "db-choice")
+    assert second is not None and second.version == 2 and second.message_range == (0, 9)
+    current = await memory.summaries(namespace, "db-choice")
+    assert [s.id for s in current] == [second.id]
+    everything = await memory.summaries(namespace, "db-choice", include_expired=True)
+    old = next(s for s in everything if s.id == first.id)
+    assert old.expired_at is not None and old.version == 1
+
+    hits = await memory.search_sessions(namespace, "which time-series database did we pick?", k=3)
+    assert hits and hits[0].session.id == "db-choice" and hits[0].summary.id == second.id
+    rows = await memory.store.read("queries/retrieval_summaries_vector", namespace=namespace,
+                                   vector=memory.embedder.embed(["database"])[0], k=10, as_of=None)
+    assert first.id not in {r["id"] for r in rows}  # expired versions are never searched
+
+
+async def test_close_unknown_session_raises(memory: AsyncMemory, namespace: str) -> None:
+    with pytest.raises(KeyError):
+        await memory.close_session(namespace, "nope")
+
+
+async def test_triggers_idle_and_message_count(memory: AsyncMemory, namespace: str) -> None:
+    now = T0 + timedelta(days=1)
+    recent = now - timedelta(minutes=5)
+    await memory.add_turns(namespace, "idle", messages(4, T0))  # ended a day before `now`
+    await memory.add_turns(namespace, "quiet", messages(3, recent - timedelta(minutes=2)))
+    every = memory.settings.session.summarize_every_messages
+    await memory.add_turns(namespace, "busy", messages(every, recent - timedelta(seconds=30 * every)))
+
+    done = await memory.summarize_due(namespace, now=now)
+    assert {s.session_id for s in done} == {"idle", "busy"}
+    assert (await memory.session(namespace, "idle")).status == "closed"
+    busy = await memory.session(namespace, "busy")
+    assert busy.status == "open"  # summarized for growth, still going on
+    assert next(s for s in done if s.session_id == "busy").outcome == "ongoing"
+    assert await memory.summarize_due(namespace, now=now) == []  # nothing due any more
+
+    await memory.add_turns(namespace, "busy", messages(every - 1, recent, offset=every))
+    assert await memory.summarize_due(namespace, now=now) == []  # one short of the threshold
+    await memory.add_turns(namespace, "busy", messages(1, recent + timedelta(minutes=2), offset=2 * every))
+    [again] = await memory.summarize_due(namespace, now=now)
+    assert again.session_id == "busy" and again.version == 2 and again.message_range == (0, 2 * every)
+
+    later = recent + timedelta(minutes=memory.settings.session.idle_minutes + 5)
+    closed = await memory.summarize_due(namespace, now=later)  # "quiet" went idle
+    assert {s.session_id for s in closed} == {"quiet"}
+
+
+async def test_long_session_rolls_up_windows_into_meta_and_session(memory: AsyncMemory, namespace: str) -> None:
+    await memory.add_turns(namespace, "long", messages(30))
+    writer = summarizer(memory, window_turns=8, rollup_fanout=2)
+    top = await writer.close(namespace, "long")
+    assert top is not None and top.kind == "session" and top.message_range == (0, 30)
+    current = await memory.summaries(namespace, "long")
+    windows_ = sorted((s for s in current if s.kind == "window"), key=lambda s: s.message_range)
+    assert [s.message_range for s in windows_] == [(0, 8), (8, 16), (16, 24), (24, 30)]
+    metas = [s for s in current if s.kind == "meta"]
+    assert sorted(s.message_range for s in metas) == [(0, 16), (16, 30)] and all(s.level == 1 for s in metas)
+    assert top.level == 2
+    rows = await memory.store.read("queries/summaries_of_session", namespace=namespace, session_id="long",
+                                   include_expired=False)
+    assert len(rows) == 7
+
+    await memory.add_turns(namespace, "long", messages(4, T0 + timedelta(hours=1), offset=30))
+    grown = await writer.close(namespace, "long")
+    after = {s.slot: s for s in await memory.summaries(namespace, "long")}
+    assert grown.version == 2 and grown.message_range == (0, 34)
+    assert after["window:0"].id == windows_[0].id  # finished windows are reused, not redone
+    assert after["window:24"].version == 2 and after["window:24"].message_range == (24, 32)
+    assert after["window:32"].version == 1 and after["window:32"].message_range == (32, 34)
+
+
+def _summary_reply(request: SeenRequest) -> Reply:
+    body = request.body or {}
+    text = json.dumps(body.get("messages", []))
+    draft = {"text": f"Summary of a request of {estimate_tokens(text)} tokens.", "topics": ["database choice"],
+             "entities": ["Maya", "TimescaleDB"], "primary_intent": "pick a database", "outcome": "success",
+             "decisions": ["Use TimescaleDB."], "complexity": 0.3, "quality": 0.9}
+    call = {"id": "call_1", "type": "function", "function": {"name": "SummaryDraft", "arguments": json.dumps(draft)}}
+    return Reply(body={
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model", "gpt"),
+        "choices": [{"index": 0, "finish_reason": "tool_calls",
+                     "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
+        "usage": {"prompt_tokens": estimate_tokens(text), "completion_tokens": 50, "total_tokens": 0},
+    })
+
+
+def _llm_settings(memory: AsyncMemory, fake: FakeLLM, **summaries: int) -> Settings:
+    settings = memory.settings.model_copy(deep=True)
+    settings.llm.services = {"fake": LLMService(provider="openai", model="gpt-fake", base_url=f"{fake.url}/v1",
+                                                api_key=SecretStr("sk-test-0000000000"), timeout_s=5,
+                                                transport_retries=0, max_retries=0)}
+    settings.memory.indexing.backend = "fake"
+    for key, value in summaries.items():
+        setattr(settings.memory.summaries, key, value)
+    return settings
+
+
+async def test_llm_summarizer_through_the_http_endpoint_within_budget(
+    memory: AsyncMemory, namespace: str, fake_llm: FakeLLM  # noqa: F811 - fixture
+) -> None:
+    fake_llm.fallback = _summary_reply
+    budget = 400
+    settings = _llm_settings(memory, fake_llm, window_turns=6, rollup_fanout=3, token_budget=budget)
+    chosen = summarizer_for(settings, memory.embedder)
+    assert isinstance(chosen, LLMSummarizer)
+    await memory.add_turns(namespace, "llm", messages(20))
+    try:
+        top = await SessionSummarizer(memory.store, memory.embedder, settings, chosen).close(namespace, "llm")
+    finally:
+        await chosen.aclose()
+    assert top is not None and top.model == "gpt-fake" and top.prompt_version == "rollup-v1"
+    assert top.outcome == "success" and top.decisions == ["Use TimescaleDB."] and top.quality == 0.9
+    windows_ = [s for s in await memory.summaries(namespace, "llm") if s.kind == "window"]
+    assert len(windows_) == 4 and all(s.prompt_version == "summarize-v1" for s in windows_)
+    assert fake_llm.count("/v1/chat/completions") == 4 + 1 + 1  # windows, one meta, the session
+    for request in fake_llm.requests:  # the user message (turns or part summaries) stays in budget
+        user = next(m["content"] for m in request.body["messages"] if m["role"] == "user")
+        assert estimate_tokens(user) <= budget + 100  # + the fixed instructions around the turns
+
+
+def test_offline_is_chosen_without_an_llm() -> None:
+    settings = Settings.model_validate({"memory": {"indexing": {"backend": "offline"}}})
+    assert isinstance(summarizer_for(settings, embedder=None), OfflineSummarizer)  # type: ignore[arg-type]
