@@ -107,7 +107,8 @@ class SessionGraphWriter:
                 done.entities_reused += 1
         resolutions = await self.resolver.resolve_in(
             tx, namespace, [mentions[i] for i in todo], [vectors[i] for i in todo], stamp=stamp,
-            aliases={j: result.entities[i].aliases for j, i in enumerate(todo) if result.entities[i].aliases})
+            aliases={j: result.entities[i].aliases for j, i in enumerate(todo) if result.entities[i].aliases},
+            reader=self.store)
         for i, r in zip(todo, resolutions):
             entity_of[i] = r.entity_id
             done.entities_created += r.created

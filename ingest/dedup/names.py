@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ingest.dedup import lexicon
 
@@ -18,6 +19,7 @@ _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _ACRONYM_SURFACE = re.compile(r"^(?:[A-Z]\.?){2,5}$|^(?:[A-Z]\.){2,5}$")
 
 
+@lru_cache(maxsize=1 << 16)  # pure, and called for every candidate name
 def fold(text: str) -> str:
     """Lower-case, accents stripped, apostrophes dropped ("O'Neil" -> "oneil")."""
     decomposed = unicodedata.normalize("NFKD", text)
@@ -48,6 +50,7 @@ class PersonName:
         return " ".join(part for part in (self.first, self.last) if part)
 
 
+@lru_cache(maxsize=1 << 16)
 def parse_person(name: str) -> PersonName:
     """Titles and suffixes dropped, "Last, First" reordered, middle names ignored."""
     raw = fold(name).strip()
@@ -129,6 +132,7 @@ def name_key(name: str, entity_type: str) -> str:
     return "".join(_plain_tokens(name))
 
 
+@lru_cache(maxsize=1 << 16)
 def compact_name(name: str, entity_type: str) -> str:
     """The string the fuzzy stage compares (spaces kept for persons, where they delimit parts)."""
     if entity_type == "person":
@@ -157,6 +161,7 @@ def acronyms(name: str, entity_type: str) -> set[str]:
     return {"".join(t[0] for t in v) for v in variants if len(v) >= 2}
 
 
+@lru_cache(maxsize=1 << 16)
 def _numbered_parts(name: str) -> tuple[str, ...]:
     compact = "".join(_WORD.findall(fold(name)))
     return tuple(n + (x if len(x) <= 2 else "") for n, x in re.findall(r"(\d+)([^\W\d_]*)", compact))
@@ -204,6 +209,7 @@ def alias_keys(name: str, entity_type: str) -> set[str]:
     return keys
 
 
+@lru_cache(maxsize=1 << 16)
 def is_low_information(name: str, entity_type: str | None = None) -> bool:
     """Too little text to match by spelling or meaning: acronyms, 1-3 letters, numbers and ids,
     and for persons a bare given name or an initial."""

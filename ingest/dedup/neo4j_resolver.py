@@ -118,7 +118,7 @@ class GraphResolver:
         """One batch in its own transaction (re-run on a conflict); `vectors` as `vectors` made them."""
         if vectors is None:
             vectors = await asyncio.to_thread(self.vectors, mentions)
-        return await with_retries(store, lambda tx: self.resolve_in(tx, namespace, mentions, vectors))
+        return await with_retries(store, lambda tx: self.resolve_in(tx, namespace, mentions, vectors, reader=store))
 
     async def resolve_in(
         self,
@@ -128,19 +128,21 @@ class GraphResolver:
         vectors: Sequence[Sequence[float] | None] | None = None,
         stamp: Mapping[str, Any] | None = None,
         aliases: Mapping[int, Sequence[str]] | None = None,
+        reader: Store | None = None,
     ) -> list[Resolution]:
         """Resolve and write `mentions` in the caller's transaction; `stamp` (e.g. the extractor and
         prompt version) is set on every entity written; `aliases[i]` are other names the source says
         mention i goes by, absorbed into whatever entity mention i resolves to. Raises
         `ResolutionConflict` (or a `ConstraintError`) when a concurrent resolver got in the way:
-        retry the transaction."""
+        retry the transaction. `reader`: run the index searches on it, alongside the transaction's own
+        lookups."""
         if not mentions:
             return []
         if vectors is None:
             vectors = await asyncio.to_thread(self.vectors, mentions)
         profiles = [profile(m, self.settings) for m in mentions]
         await lock_keys(tx, namespace, profiles)
-        found = await prefetch(tx, namespace, profiles, vectors, self.settings)
+        found = await prefetch(tx, namespace, profiles, vectors, self.settings, reader.read if reader else None)
         source = BatchSource(found)
         given = _Given(vectors, source)
         counter = iter(range(1, 1_000_000))

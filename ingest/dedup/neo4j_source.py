@@ -19,10 +19,11 @@ sees everything committed before the batch plus mentions 0..i-1.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -148,30 +149,32 @@ async def lock_keys(tx: Tx, namespace: str, profiles: Sequence[Profile]) -> None
                  keys=[{"type": t, "key": k} for t, k in keys])
 
 
+Run = Callable[..., Awaitable[list[dict[str, Any]]]]
+
+
 async def prefetch(
     tx: Tx, namespace: str, profiles: Sequence[Profile], vectors: Sequence[Sequence[float] | None],
-    settings: DedupSettings,
+    settings: DedupSettings, reader: Run | None = None,
 ) -> Prefetch:
+    """Every lookup of the batch. Key and identifier lookups run in `tx` (they see its writes); the
+    fulltext and vector searches read committed index state only, so given a `reader` (e.g.
+    `Store.read`, another session) they run alongside, not after."""
     found = Prefetch()
     keys = sorted({(p.type, k) for p in profiles for k in p.lookup_keys})
     idents = sorted({(k, v) for p in profiles for k, v in p.identifiers.items()})
-    rows = await tx.run("queries/entity_lookup_keys", namespace=namespace,
-                        keys=[{"type": t, "key": k} for t, k in keys],
-                        identifiers=[{"kind": k, "value": v} for k, v in idents])
+    by_key = tx.run("queries/entity_lookup_keys", namespace=namespace,
+                    keys=[{"type": t, "key": k} for t, k in keys],
+                    identifiers=[{"kind": k, "value": v} for k, v in idents])
+    if reader is None:
+        rows = await by_key
+        await _fuzzy(tx.run, namespace, profiles, settings, found)
+        await _nearest(tx.run, namespace, profiles, vectors, settings, found)
+    else:
+        rows, _, _ = await asyncio.gather(by_key, _fuzzy(reader, namespace, profiles, settings, found),
+                                          _nearest(reader, namespace, profiles, vectors, settings, found))
     for row in rows:
         target = found.keys if row["by"] == "key" else found.identifiers
         target[(row["a"], row["b"])] = row["ids"]
-    if settings.fuzzy.enabled:
-        probes = [{"i": i, "query": q} for i, p in enumerate(profiles)
-                  if not p.low_information and (q := fuzzy_query(namespace, p))]
-        if probes:
-            fetch = max(settings.fuzzy.limit * FUZZY_OVERFETCH, 20)
-            for row in await tx.run("queries/entity_fuzzy_candidates", probes=probes, fetch=fetch):
-                prof = profiles[row["i"]]
-                found.fuzzy[row["i"]] = best_spelled(prof.name, prof.type, row["hits"], settings.fuzzy.limit)
-    probes = [{"i": i, "type": profiles[i].type, "vector": list(v)} for i, v in enumerate(vectors) if v is not None]
-    if probes:
-        await _nearest(tx, namespace, probes, settings, found)
     ids: set[str] = set()
     for group in (found.keys.values(), found.identifiers.values(), found.fuzzy.values()):
         for id_list in group:
@@ -185,6 +188,24 @@ async def prefetch(
     return found
 
 
+async def _fuzzy(run: Run, namespace: str, profiles: Sequence[Profile], settings: DedupSettings,
+                 found: Prefetch) -> None:
+    if not settings.fuzzy.enabled:
+        return
+    by_query: dict[str, list[int]] = {}  # repeats of a spelling in the batch share one search
+    for i, p in enumerate(profiles):
+        if not p.low_information and (q := fuzzy_query(namespace, p)):
+            by_query.setdefault(q, []).append(i)
+    if not by_query:
+        return
+    fetch = max(settings.fuzzy.limit * FUZZY_OVERFETCH, 20)
+    probes = [{"i": same[0], "query": q} for q, same in by_query.items()]
+    for row in await run("queries/entity_fuzzy_candidates", probes=probes, fetch=fetch):
+        for i in by_query[fuzzy_query(namespace, profiles[row["i"]]) or ""]:
+            prof = profiles[i]
+            found.fuzzy[i] = best_spelled(prof.name, prof.type, row["hits"], settings.fuzzy.limit)
+
+
 def best_spelled(name: str, entity_type: str, hits: Sequence[Mapping[str, Any]], limit: int) -> list[str]:
     """The ids among fulltext hits (`{id, names}`) whose spellings rank in the top `limit` by the
     fuzzy stage's ratio: only those are hydrated (the batch overlay re-ranks with its own)."""
@@ -193,36 +214,50 @@ def best_spelled(name: str, entity_type: str, hits: Sequence[Mapping[str, Any]],
         for n in hit["names"] or ():
             if (spelling := _spelling(n, entity_type)) is not None:
                 by_spelling.setdefault(spelling, set()).add(hit["id"])
-    if not by_spelling:
-        return []
+    return _top(compact_name(name, entity_type), [by_spelling], limit)
+
+
+def _top(query: str, indexes: Sequence[Mapping[str, set[str]]], limit: int) -> list[str]:
+    """Ids of the `limit` spellings closest to `query` over several spelling -> ids indexes."""
+    scores: dict[str, float] = {}
+    for index in indexes:
+        for spelling, score, _ in process.extract(query, list(index), scorer=fuzz.ratio, limit=limit):
+            scores[spelling] = max(score, scores.get(spelling, 0.0))
     chosen: list[str] = []
-    query = compact_name(name, entity_type)
-    for spelling, _score, _ in process.extract(query, list(by_spelling), scorer=fuzz.ratio, limit=limit):
-        chosen.extend(i for i in sorted(by_spelling[spelling]) if i not in chosen)
+    for spelling, _ in sorted(scores.items(), key=lambda p: -p[1])[:limit]:
+        ids = set().union(*(index.get(spelling, ()) for index in indexes))
+        chosen.extend(i for i in sorted(ids) if i not in chosen)
     return chosen[:limit]
 
 
-async def _nearest(tx: Tx, namespace: str, probes: list[dict[str, Any]], settings: DedupSettings,
-                   found: Prefetch) -> None:
+async def _nearest(run: Run, namespace: str, profiles: Sequence[Profile], vectors: Sequence[Sequence[float] | None],
+                   settings: DedupSettings, found: Prefetch) -> None:
+    by_vector: dict[tuple[str, tuple[float, ...]], list[int]] = {}  # repeats share one search
+    for i, v in enumerate(vectors):
+        if v is not None:
+            by_vector.setdefault((profiles[i].type, tuple(v)), []).append(i)
+    if not by_vector:
+        return
+    probes = [{"i": same[0], "type": t, "vector": list(v)} for (t, v), same in by_vector.items()]
     k = settings.embedding.k
-    counts = await tx.run("queries/entity_names_count", namespace=namespace)
+    counts = await run("queries/entity_names_count", namespace=namespace)
     sizes = {r["type"]: r["count"] for r in counts}
     total = counts[0]["total"] if counts else 0
-    exact = [p for p in probes if sizes.get(p["type"], 0) <= EXACT_VECTOR_MAX]
+    exact = [p for p in probes if 0 < sizes.get(p["type"], 0) <= EXACT_VECTOR_MAX]
     indexed = [p for p in probes if sizes.get(p["type"], 0) > EXACT_VECTOR_MAX]
     rows: list[dict[str, Any]] = []
     if exact:
-        exact = [p for p in exact if sizes.get(p["type"], 0)]
-        if exact:
-            rows += await tx.run("queries/entity_nearest_exact", namespace=namespace, probes=exact, k=k)
+        rows += await run("queries/entity_nearest_exact", namespace=namespace, probes=exact, k=k)
     for entity_type in sorted({p["type"] for p in indexed}):
         # The index spans all namespaces and types: fetch enough that k of this one are likely in.
         fetch = min(MAX_VECTOR_FETCH, max(k * VECTOR_OVERFETCH, -(-2 * k * total // sizes[entity_type])))
-        rows += await tx.run("queries/entity_nearest_index", namespace=namespace, k=k, fetch=fetch,
-                             probes=[p for p in indexed if p["type"] == entity_type])
-    for row in rows:
-        # Neo4j scores cosine as (1 + cos) / 2; the stages' thresholds are plain cosine.
-        found.nearest[row["i"]] = {h["id"]: 2.0 * h["score"] - 1.0 for h in row["hits"]}
+        rows += await run("queries/entity_nearest_index", namespace=namespace, k=k, fetch=fetch,
+                          probes=[p for p in indexed if p["type"] == entity_type])
+    hits = {row["i"]: {h["id"]: 2.0 * h["score"] - 1.0 for h in row["hits"]} for row in rows}
+    for same in by_vector.values():  # Neo4j scores cosine as (1 + cos) / 2; the stages use cos
+        if same[0] in hits:
+            for i in same:
+                found.nearest[i] = hits[same[0]]
 
 
 # -- the batch source --------------------------------------------------------------------------
@@ -259,11 +294,13 @@ class BatchSource:
         return self._current(self.found.identifiers.get((kind, value), ()), self.overlay.by_identifier(kind, value))
 
     def fuzzy_candidates(self, entity_type: str, name: str, limit: int) -> list[Entity]:
-        pool = {e.id: e for e in self._current(self.found.fuzzy.get(self.at, ())) if e.type == entity_type}
-        for entity_id in {i for ids in self.overlay._spellings.get(entity_type, {}).values() for i in ids}:
-            pool[entity_id] = self.overlay.entities[entity_id]
-        hits = [{"id": e.id, "names": e.names} for e in pool.values()]
-        return self._current(best_spelled(name, entity_type, hits, limit))
+        mine = self.overlay._spellings.get(entity_type, {})  # this batch's entities, current versions
+        prefetched: dict[str, set[str]] = {}
+        for e in self._current(self.found.fuzzy.get(self.at, ())):
+            if e.type == entity_type and e.id not in self.overlay.entities:
+                for spelling in spellings(e):
+                    prefetched.setdefault(spelling, set()).add(e.id)
+        return self._current(_top(compact_name(name, entity_type), [prefetched, mine], limit))
 
     def nearest(self, entity_type: str, vector: Sequence[float], k: int) -> list[tuple[Entity, float]]:
         scores = dict(self.found.nearest.get(self.at, {}))
