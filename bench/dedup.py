@@ -103,17 +103,12 @@ async def warm_up(memory: AsyncMemory, resolver: GraphResolver) -> None:
 
 async def stream(memory: AsyncMemory, namespace: str, mentions: Sequence[Mention], resolver: GraphResolver,
                  batch: int) -> tuple[list[Resolution], float]:
-    """Batches in order; the next batch's name vectors are computed while the current one is written."""
+    """Batches in order, each in its own transaction (name vectors are computed inside, for the
+    mentions that names and identifiers leave open)."""
     resolutions: list[Resolution] = []
-    batches = [mentions[o : o + batch] for o in range(0, len(mentions), batch)]
     start = time.perf_counter()
-    upcoming = asyncio.create_task(asyncio.to_thread(resolver.vectors, batches[0])) if batches else None
-    for i, current in enumerate(batches):
-        assert upcoming is not None
-        vectors = await upcoming
-        if i + 1 < len(batches):
-            upcoming = asyncio.create_task(asyncio.to_thread(resolver.vectors, batches[i + 1]))
-        resolutions += await resolver.resolve(memory.store, namespace, current, vectors)
+    for offset in range(0, len(mentions), batch):
+        resolutions += await resolver.resolve(memory.store, namespace, mentions[offset : offset + batch])
     return resolutions, len(mentions) / max(time.perf_counter() - start, 1e-9)
 
 

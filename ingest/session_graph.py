@@ -15,7 +15,6 @@ and the item, links are merged, and a correction repeated by its own session is 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -82,16 +81,15 @@ class SessionGraphWriter:
     ) -> Written:
         entities = result.entities
         mentions = [_mention(e, turns) for e in entities]
-        vectors = await asyncio.to_thread(self.resolver.vectors, mentions)  # CPU, before any lock
 
         async def work(tx: Tx) -> Written:
-            return await self._write(tx, namespace, session_id, turns, result, provenance, mentions, vectors)
+            return await self._write(tx, namespace, session_id, turns, result, provenance, mentions)
 
         return await with_retries(self.store, work)
 
     async def _write(
         self, tx: Tx, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
-        provenance: Provenance, mentions: list[Mention], vectors: Sequence[Sequence[float] | None],
+        provenance: Provenance, mentions: list[Mention],
     ) -> Written:
         done = Written()
         stamp = provenance.stamp()
@@ -106,7 +104,7 @@ class SessionGraphWriter:
                 entity_of[i] = known[(normalize(e.name), e.type)]
                 done.entities_reused += 1
         resolutions = await self.resolver.resolve_in(
-            tx, namespace, [mentions[i] for i in todo], [vectors[i] for i in todo], stamp=stamp,
+            tx, namespace, [mentions[i] for i in todo], stamp=stamp,
             aliases={j: result.entities[i].aliases for j, i in enumerate(todo) if result.entities[i].aliases},
             reader=self.store)
         for i, r in zip(todo, resolutions):

@@ -32,7 +32,7 @@ from neo4j.exceptions import ConstraintError
 
 from ingest.dedup.entity import absorb
 from ingest.dedup.model import Mention, Resolution
-from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, prefetch, to_props
+from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
 from ingest.dedup.profile import Profile, profile
 from ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
 from ingest.dedup.settings import DedupSettings
@@ -63,20 +63,27 @@ async def with_retries(store: Store, work: Callable[[Tx], Awaitable[T]], attempt
     raise AssertionError("unreachable")
 
 
-class _Given:
-    """The resolver's embedder inside a batch: the vectors computed before the transaction."""
+class _MissingVector(Exception):
+    """The embedding stage wants a mention whose vector and neighbours were not fetched."""
 
-    def __init__(self, vectors: Sequence[Sequence[float] | None], source: BatchSource) -> None:
+    def __init__(self, at: int) -> None:
+        self.at = at
+
+
+class _Given:
+    """The resolver's embedder inside a batch: the vectors fetched for it, by mention index."""
+
+    def __init__(self, vectors: Mapping[int, Sequence[float]], source: BatchSource) -> None:
         self.vectors = vectors
         self.source = source
         self.used: set[int] = set()
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        vector = self.vectors[self.source.at]
-        if vector is None:
-            raise RuntimeError("no vector was computed for this mention; pass vectors from GraphResolver.vectors")
-        self.used.add(self.source.at)
-        return [list(vector)]
+        at = self.source.at
+        if at not in self.vectors:
+            raise _MissingVector(at)
+        self.used.add(at)
+        return [list(self.vectors[at])]
 
 
 class GraphResolver:
@@ -115,9 +122,7 @@ class GraphResolver:
         self, store: Store, namespace: str, mentions: Sequence[Mention],
         vectors: Sequence[Sequence[float] | None] | None = None,
     ) -> list[Resolution]:
-        """One batch in its own transaction (re-run on a conflict); `vectors` as `vectors` made them."""
-        if vectors is None:
-            vectors = await asyncio.to_thread(self.vectors, mentions)
+        """One batch in its own transaction (re-run on a conflict)."""
         return await with_retries(store, lambda tx: self.resolve_in(tx, namespace, mentions, vectors, reader=store))
 
     async def resolve_in(
@@ -135,19 +140,43 @@ class GraphResolver:
         mention i goes by, absorbed into whatever entity mention i resolves to. Raises
         `ResolutionConflict` (or a `ConstraintError`) when a concurrent resolver got in the way:
         retry the transaction. `reader`: run the index searches on it, alongside the transaction's own
-        lookups."""
+        lookups. `vectors` (from `vectors`): embed up front; None: embed only the mentions that
+        names and identifiers leave open (a first pass without the embedding stage finds them)."""
         if not mentions:
             return []
-        if vectors is None:
-            vectors = await asyncio.to_thread(self.vectors, mentions)
         profiles = [profile(m, self.settings) for m in mentions]
+        run = reader.read if reader else tx.run
         await lock_keys(tx, namespace, profiles)
-        found = await prefetch(tx, namespace, profiles, vectors, self.settings, reader.read if reader else None)
+        given = {i: v for i, v in enumerate(vectors or ()) if v is not None}
+        found = await prefetch(tx, namespace, profiles, [given.get(i) for i in range(len(mentions))], self.settings,
+                               reader.read if reader else None)
+        if vectors is None and self.embedder is not None:
+            await self._fetch_vectors(tx, run, namespace, mentions, profiles, found, given,
+                                      self._open_by_names(found, mentions, aliases))
+        while True:
+            try:
+                source, used, resolutions = await self._pass(found, mentions, given, aliases)
+                break
+            except _MissingVector as missing:  # the first pass's guess missed one: fetch the rest, redo
+                rest = {i for i in range(missing.at, len(mentions)) if self.needs_vector(profiles[i])} - set(given)
+                await self._fetch_vectors(tx, run, namespace, mentions, profiles, found, given, rest)
+        final = await self._final_ids(tx, namespace, source)
+        names = [{"entity": r.entity_id, "text": embedding_text(mentions[i], self.settings.embedding.include_context),
+                  "vector": given[i]} for i, r in enumerate(resolutions) if i in used]
+        await self._write(tx, namespace, source, found, final, names, stamp or {})
+        return [replace(r, entity_id=final[r.entity_id].id) if r.entity_id in final else r for r in resolutions]
+
+    async def _pass(
+        self, found: Prefetch, mentions: Sequence[Mention], given: Mapping[int, Sequence[float]],
+        aliases: Mapping[int, Sequence[str]] | None, embedding: bool = True,
+    ) -> tuple[BatchSource, set[int], list[Resolution]]:
+        """The stream over the batch, in memory: (the overlay, mentions embedded, resolutions)."""
         source = BatchSource(found)
-        given = _Given(vectors, source)
+        vectors = _Given(given, source)
         counter = iter(range(1, 1_000_000))
-        resolver = Resolver(source, self.settings, given if self.embedder is not None else None,
-                            new_id=lambda: f"new:{next(counter)}", adjudicate=self.adjudicate)
+        adjudicate = self.adjudicate if embedding else None
+        resolver = Resolver(source, self.settings, vectors if embedding and self.embedder is not None else None,
+                            new_id=lambda: f"new:{next(counter)}", adjudicate=adjudicate)
 
         def resolve_all() -> list[Resolution]:
             resolutions: list[Resolution] = []
@@ -160,12 +189,41 @@ class GraphResolver:
             return resolutions
 
         # An adjudicator calls an LLM (blocking): then resolve in a worker thread.
-        resolutions = await asyncio.to_thread(resolve_all) if self.adjudicate is not None else resolve_all()
-        final = await self._final_ids(tx, namespace, source)
-        names = [{"entity": r.entity_id, "text": embedding_text(mentions[i], self.settings.embedding.include_context),
-                  "vector": vectors[i]} for i, r in enumerate(resolutions) if i in given.used]
-        await self._write(tx, namespace, source, found, final, names, stamp or {})
-        return [replace(r, entity_id=final[r.entity_id].id) if r.entity_id in final else r for r in resolutions]
+        resolutions = await asyncio.to_thread(resolve_all) if adjudicate is not None else resolve_all()
+        return source, vectors.used, resolutions
+
+    def _open_by_names(self, found: Prefetch, mentions: Sequence[Mention],
+                       aliases: Mapping[int, Sequence[str]] | None) -> set[int]:
+        """Mentions the embedding stage may decide: those identifiers and names leave open in a pass
+        without it (and of a type it covers)."""
+        source = BatchSource(found)
+        counter = iter(range(1, 1_000_000))
+        resolver = Resolver(source, self.settings, None, new_id=lambda: f"new:{next(counter)}")
+        open_: set[int] = set()
+        for i, mention in enumerate(mentions):
+            source.at = i
+            r = resolver.resolve(mention)
+            settled = r.decision is not None and r.decision.stage in ("attribute", "exact", "alias")
+            if not settled and self.needs_vector(profile(mention, self.settings)):
+                open_.add(i)
+            for alias in (aliases or {}).get(i, ()):
+                source.save(absorb(source.saved[r.entity_id], profile(Mention(alias, mention.type), self.settings)))
+        return open_
+
+    async def _fetch_vectors(
+        self, tx: Tx, run: Any, namespace: str, mentions: Sequence[Mention], profiles: Sequence[Profile],
+        found: Prefetch, given: dict[int, Sequence[float]], wanted: set[int],
+    ) -> None:
+        """Embed `wanted` mentions (one call; repeats share a text) and fetch their neighbours."""
+        wanted = {i for i in wanted if i not in given}
+        if not wanted or self.embedder is None:
+            return
+        texts = {i: embedding_text(mentions[i], self.settings.embedding.include_context) for i in sorted(wanted)}
+        unique = list(dict.fromkeys(texts.values()))
+        by_text = dict(zip(unique, await asyncio.to_thread(self.embedder.embed, unique)))
+        fresh = {i: by_text[t] for i, t in texts.items()}
+        given.update(fresh)
+        await nearest(tx, run, namespace, profiles, [fresh.get(i) for i in range(len(mentions))], self.settings, found)
 
     async def _final_ids(self, tx: Tx, namespace: str, source: BatchSource) -> dict[str, _NewId]:
         """Ids of the batch's new entities (saved under temporary "new:N" ids while resolving)."""

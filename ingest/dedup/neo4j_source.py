@@ -41,6 +41,9 @@ MAX_GRAMS = 64  # Lucene caps boolean clauses; a long name's first grams are ple
 FUZZY_OVERFETCH = 2  # fulltext hits fetched per candidate kept after re-ranking by the fuzzy ratio
 VECTOR_OVERFETCH = 4  # at least this many vector hits per neighbour kept (more when diluted)
 MAX_VECTOR_FETCH = 1000
+# Spellings less similar than this are no candidates: far below the fuzzy stage's bands (0.78+)
+# and below what a nickname with a misspelled family name scores ("peggy jonse" / "margaret jones").
+FUZZY_MIN_RATIO = 0.5
 EXACT_VECTOR_MAX = 300  # embedded names of one namespace+type up to this: exact cosine scan, no index
 _TOKEN = re.compile(r"[^\W_]+")
 
@@ -175,17 +178,30 @@ async def prefetch(
     for row in rows:
         target = found.keys if row["by"] == "key" else found.identifiers
         target[(row["a"], row["b"])] = row["ids"]
+    await _hydrate(tx, found)
+    return found
+
+
+async def nearest(tx: Tx, run: Run, namespace: str, profiles: Sequence[Profile],
+                  vectors: Sequence[Sequence[float] | None], settings: DedupSettings, found: Prefetch) -> None:
+    """Meaning neighbours of more mentions, after `prefetch` (for vectors computed later)."""
+    await _nearest(run, namespace, profiles, vectors, settings, found)
+    await _hydrate(tx, found)
+
+
+async def _hydrate(tx: Tx, found: Prefetch) -> None:
+    """Read the entities found that are not read yet."""
     ids: set[str] = set()
     for group in (found.keys.values(), found.identifiers.values(), found.fuzzy.values()):
         for id_list in group:
             ids.update(id_list)
     for hits in found.nearest.values():
         ids.update(hits)
+    ids -= set(found.entities)
     if ids:
         for row in await tx.run("queries/entity_hydrate", ids=sorted(ids)):
             found.entities[row["entity"]["id"]] = from_props(row["entity"])
             found.versions[row["entity"]["id"]] = row["entity"].get("version") or 0
-    return found
 
 
 async def _fuzzy(run: Run, namespace: str, profiles: Sequence[Profile], settings: DedupSettings,
@@ -221,7 +237,8 @@ def _top(query: str, indexes: Sequence[Mapping[str, set[str]]], limit: int) -> l
     """Ids of the `limit` spellings closest to `query` over several spelling -> ids indexes."""
     scores: dict[str, float] = {}
     for index in indexes:
-        for spelling, score, _ in process.extract(query, list(index), scorer=fuzz.ratio, limit=limit):
+        for spelling, score, _ in process.extract(query, list(index), scorer=fuzz.ratio, limit=limit,
+                                                  score_cutoff=FUZZY_MIN_RATIO * 100):
             scores[spelling] = max(score, scores.get(spelling, 0.0))
     chosen: list[str] = []
     for spelling, _ in sorted(scores.items(), key=lambda p: -p[1])[:limit]:
