@@ -4,6 +4,7 @@ adjudication against the local fake LLM API (good answers, 500s until exhaustion
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from datetime import datetime, timedelta, timezone
@@ -275,3 +276,19 @@ async def test_failed_adjudication_leaves_the_mention_ambiguous(memory: AsyncMem
     fake_llm.script(recording("anthropic/error_500_api_error"))
     [tier] = await resolver.resolve(memory.store, namespace, [Mention("loyalty tier", "concept")])
     assert tier.created and tier.ambiguous_with == (status.entity_id,) and fake_llm.count() == 1
+
+
+async def test_concurrent_indexers_share_new_entities(offline_memory: AsyncMemory, namespace: str) -> None:
+    memory = offline_memory
+    for i in range(4):
+        await add_session(memory, namespace, f"c{i}", DANA, start=T0 + timedelta(days=i))
+    reports = await asyncio.gather(*(memory.index_session(namespace, f"c{i}") for i in range(4)))
+    assert all(r.status == "indexed" for r in reports)
+    names = {r["name"]: r["n"] for r in await rows(
+        memory, "MATCH (e:Entity {namespace: $ns}) RETURN e.name AS name, count(*) AS n", ns=namespace)}
+    # A bare given name said about someone else stays ambiguous, so without an LLM each "Anna" is
+    # kept apart; every other entity is made once and merged into by the other sessions.
+    assert names.pop("Anna") == 4 and len(names) == 6 and set(names.values()) == {1}
+    assert sum(r.entities_created for r in reports) == 10
+    (lives,) = [f for f in await memory.facts(namespace, "Dana") if f.predicate == "lives_in"]
+    assert lives.reinforcement_count == 3  # the same statement from four sessions: one fact, reinforced
