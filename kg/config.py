@@ -195,7 +195,7 @@ class RetrievalSettings(BaseModel):
     sessions: int = Field(10, ge=1)  # S: sessions stage 1 passes to stage 2
     turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps from each session
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
-    exact_max_turns: int = Field(20000, ge=0)  # namespaces this small are searched by exact cosine
+    exact_max_turns: int = Field(3000, ge=0)  # namespaces this small: exact cosine (~15 us a turn), else HNSW
     recall: RecallWeights = Field(default_factory=RecallWeights)
 
 

@@ -72,7 +72,7 @@ async def turn_list_in_sessions(
 
 async def summary_sessions(
     store: Store, method: Method, namespace: str, *, vector: list[float] | None, lucene: str, depth: int,
-    as_of: datetime | None,
+    exact: bool, as_of: datetime | None,
 ) -> list[str]:
     """Sessions in the order their best current summary (session, window or rollup) matches."""
     if method == "fulltext":
@@ -80,9 +80,12 @@ async def summary_sessions(
             return []
         rows = await store.read("queries/retrieval_summaries_fulltext", query=lucene, namespace=namespace,
                                 k=depth, as_of=as_of)
-    else:
+    elif exact:
         rows = await store.read("queries/retrieval_summaries_vector", vector=vector, namespace=namespace,
                                 k=depth, as_of=as_of)
+    else:
+        rows = await store.read("queries/retrieval_summaries_vector_index", vector=vector, namespace=namespace,
+                                fetch=min(max(depth * 4, 100), 1000), k=depth, as_of=as_of)
     return list(dict.fromkeys(r["session_id"] for r in rows))
 
 

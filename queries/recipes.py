@@ -2,9 +2,11 @@
 
     flat          one dense list over the turns' own text (the classic baseline)
     bm25          one BM25 list over the turns' own text (the other baseline)
-    hybrid        dense + BM25 over the turn and its context key, fused by reciprocal rank
-                  fusion, with the query's time window, named speakers and question/answer
-                  adjacency as boosts
+    hybrid        BM25 over the turn and over its context key (the turn with its neighbours,
+                  speakers named) + dense over the context key, fused by reciprocal rank fusion,
+                  with the query's time window, named speakers and question/answer adjacency as
+                  boosts (a dense list over the turn alone adds little once the context key is
+                  there, and costs a second scan)
     hierarchical  hybrid, then two stages: sessions ranked by their best turns and their summaries
                   (stage 1), turns re-ranked inside the top `sessions` (stage 2), top-K
 
@@ -36,21 +38,22 @@ class Recipe(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
-    methods: tuple[Method, ...] = ("vector", "fulltext")
-    keys: tuple[Key, ...] = ("turn", "context")
+    # the ranked lists fused: (method, key); a turn without a context key yet stands in with its own
+    lists: tuple[tuple[Method, Key], ...] = (("fulltext", "turn"), ("fulltext", "context"), ("vector", "context"))
     rrf_k: int = Field(20, ge=1)
     boosts: Boosts = Boosts()
     two_stage: bool = False
     sessions: int = Field(10, ge=1)  # S: stage-1 sessions passed to stage 2
     turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps per session
     session_turns: int = Field(3, ge=1)  # a session's best turns that make its stage-1 score
-    summary_weight: float = Field(0.5, ge=0)  # weight of each summary list in stage 1
+    summary_vector_weight: float = Field(0.2, ge=0)  # stage 1: weight of the summaries' dense list
+    summary_text_weight: float = Field(0.2, ge=0)  # stage 1: weight of the summaries' BM25 list
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
 
 
 _BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5)
-FLAT = Recipe(name="flat", methods=("vector",), keys=("turn",))
-BM25 = Recipe(name="bm25", methods=("fulltext",), keys=("turn",))
+FLAT = Recipe(name="flat", lists=(("vector", "turn"),))
+BM25 = Recipe(name="bm25", lists=(("fulltext", "turn"),))
 HYBRID = Recipe(name="hybrid", boosts=_BOOSTS)
 HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, two_stage=True)
 RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHICAL)}

@@ -61,19 +61,20 @@ class Retriever:
             raise ValueError("k must be at least 1")
         as_of = as_utc(as_of) if as_of is not None else None
         window = time_window(query, as_of or datetime.now(timezone.utc)) if recipe.boosts.time else None
-        needs_vector = "vector" in recipe.methods or recipe.two_stage
+        dense = any(m == "vector" for m, _ in recipe.lists)
+        needs_vector = dense or recipe.two_stage
         if needs_vector and vector is None:
             vector = await self.embed(query)
         lucene = lucene_escape(query)
         depth = max(self.settings.candidates, k)
-        exact = "vector" in recipe.methods and await self.sizes.get(namespace) <= self.settings.exact_max_turns
+        exact = await self.sizes.get(namespace) <= self.settings.exact_max_turns if needs_vector else True
 
         turn_jobs = [cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
-                                    exact=exact, as_of=as_of) for m in recipe.methods for key in recipe.keys]
+                                    exact=exact, as_of=as_of) for m, key in recipe.lists]
         extra: list[Awaitable] = []
         if recipe.two_stage:
             extra += [cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene, depth=depth,
-                                            as_of=as_of) for m in ("vector", "fulltext")]
+                                            exact=exact, as_of=as_of) for m in ("vector", "fulltext")]
             if window is not None:
                 extra.append(cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days))
         found = await asyncio.gather(*turn_jobs, *extra)
@@ -90,14 +91,14 @@ class Retriever:
         in_window: set[str] = found[len(turn_jobs) + 2] if window is not None else set()
         session_of = {c.id: c.session_id for c in pool.values()}
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
-        w = recipe.summary_weight
-        s_scores = rrf([by_turns, summary_dense, summary_bm25], recipe.rrf_k, [1.0, w, w])
+        s_scores = rrf([by_turns, summary_dense, summary_bm25], recipe.rrf_k,
+                       [1.0, recipe.summary_vector_weight, recipe.summary_text_weight])
         unit = 1.0 / (recipe.rrf_k + 1)
         for s in in_window:
             s_scores[s] = s_scores.get(s, 0.0) + recipe.boosts.time * unit
         top_sessions = ranking(s_scores)[: recipe.sessions]
 
-        if not exact and "vector" in recipe.methods and top_sessions:
+        if not exact and dense and top_sessions:
             lists = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth, as_of)
             pool.update({c.id: c for ranked in lists for c in ranked})
             session_of = {c.id: c.session_id for c in pool.values()}
@@ -115,17 +116,11 @@ class Retriever:
     ) -> list[list[cand.Candidate]]:
         """Stage 2 on large namespaces: the dense lists again, exactly, inside the chosen sessions."""
         assert vector is not None
-        out, pending = [], []
-        for m in recipe.methods:
-            for key in recipe.keys:
-                pending.append((m, key))
-        exact = await asyncio.gather(*[
+        redone = await asyncio.gather(*[
             cand.turn_list_in_sessions(self.store, key, namespace, sessions, vector=vector, depth=depth, as_of=as_of)
-            for m, key in pending if m == "vector"])
-        it = iter(exact)
-        for (m, _key), ranked in zip(pending, lists):
-            out.append(next(it) if m == "vector" else ranked)
-        return out
+            for m, key in recipe.lists if m == "vector"])
+        it = iter(redone)
+        return [next(it) if m == "vector" else ranked for (m, _), ranked in zip(recipe.lists, lists)]
 
     def _fused(self, lists: list[list[cand.Candidate]], pool: dict[str, cand.Candidate], query: str,
                window: TimeWindow | None, recipe: Recipe) -> dict[str, float]:
