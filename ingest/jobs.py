@@ -93,16 +93,18 @@ class JobQueue:
         target: str,
         params: dict[str, Any] | None = None,
         rerun: bool = False,
+        done_before: datetime | None = None,
     ) -> tuple[Job, bool]:
         """The job for (kind, namespace, target), created if new; a done one queued again if
-        `rerun`. Returns it and whether work was queued by this call."""
+        `rerun` (and, with `done_before`, only if it finished before then). Returns it and
+        whether work was queued by this call."""
         rows = await self.store.write(
             "queries/job_enqueue", id=job_id(kind, namespace, target), kind=kind, namespace=namespace,
-            target=target, params=_json(params or {}), rerun=rerun,
+            target=target, params=_json(params or {}), rerun=rerun, done_before=done_before,
         )
         job = Job.from_node(rows[0]["job"])
         before = rows[0]["before"]
-        return job, before is None or (rerun and before == "done")
+        return job, before is None or (before == "done" and job.status == "queued")
 
     # -- consuming ----------------------------------------------------------------------------
     async def claim(self, worker: str, kinds: Iterable[str], namespace: str | None = None) -> JobRun | None:

@@ -1,6 +1,8 @@
 """What is due: the sweeps that `[schedules]` run. A sweep finds work and enqueues jobs; it never
 does the work itself (workers do). Enqueueing is idempotent, so a sweep can run as often as it
 likes: `kg serve` runs them on their APScheduler triggers, `kg jobs run-once` runs the ones due.
+A done job is queued again for new work only if it finished before the sweep read what is due
+(`done_before`), so a job finishing during a sweep is not redone for nothing.
 
 A cron schedule's sweep gets `due`, the latest time its trigger fired: the nightly jobs are named
 after it, so the same night is never done twice however often `run-once` is called.
@@ -29,9 +31,9 @@ SCHEDULES: tuple[str, ...] = ("summarize", "index", "reindex", "corrections", "e
 
 async def embeddings_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Namespaces with turns stored without an embedding get an `embed_backfill` job."""
-    queued = 0
+    queued, seen = 0, datetime.now(timezone.utc)
     for row in await memory.store.read("queries/job_namespaces_unembedded", namespace=namespace):
-        queued += (await queue.enqueue("embed_backfill", row["namespace"], "turns", rerun=True))[1]
+        queued += (await queue.enqueue("embed_backfill", row["namespace"], "turns", rerun=True, done_before=seen))[1]
     return queued
 
 
@@ -58,6 +60,7 @@ async def reindex(
     version made; otherwise all of them. `since` (active since), `namespace` and `session_id`
     narrow it down. Returns the jobs queued per kind."""
     counts: dict[str, int] = {}
+    seen = datetime.now(timezone.utc)
     for kind in KINDS.values():
         if kind.stale_query is None or kind.stale_params is None:
             continue
@@ -69,7 +72,8 @@ async def reindex(
         counts[kind.name] = 0
         for row in rows:
             params = {"reason": "stale" if stale else "requested"}
-            counts[kind.name] += (await queue.enqueue(kind.name, row["namespace"], row["id"], params, rerun=True))[1]
+            job = await queue.enqueue(kind.name, row["namespace"], row["id"], params, rerun=True, done_before=seen)
+            counts[kind.name] += job[1]
     return counts
 
 
@@ -80,13 +84,13 @@ async def reindex_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | No
 async def summarize_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Namespaces with due sessions (idle for `[session] idle_minutes`, closed, or grown by
     `summarize_every_messages`) get a `summarize_due` job."""
-    cfg = memory.settings.session
-    idle_before = datetime.now(timezone.utc) - timedelta(minutes=cfg.idle_minutes)
+    cfg, seen = memory.settings.session, datetime.now(timezone.utc)
+    idle_before = seen - timedelta(minutes=cfg.idle_minutes)
     rows = await memory.store.read("queries/sessions_due", namespace=namespace, idle_before=idle_before,
                                    every=cfg.summarize_every_messages, limit=100_000)
     queued = 0
     for due_namespace in sorted({r["namespace"] for r in rows}):
-        queued += (await queue.enqueue("summarize_due", due_namespace, "sessions", rerun=True))[1]
+        queued += (await queue.enqueue("summarize_due", due_namespace, "sessions", rerun=True, done_before=seen))[1]
     return queued
 
 
@@ -95,15 +99,15 @@ async def index_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None
     extractor version, grown since, or failed fewer than `max_failures` times get `index_session`."""
     from ingest.job_kinds import extraction_version
 
-    cfg = memory.settings
+    cfg, seen = memory.settings, datetime.now(timezone.utc)
     rows = await memory.store.read(
         "queries/sessions_pending_index", namespace=namespace,
-        idle_before=datetime.now(timezone.utc) - timedelta(minutes=cfg.session.idle_minutes),
+        idle_before=seen - timedelta(minutes=cfg.session.idle_minutes),
         version=(await extraction_version(memory))["version"], max_failures=cfg.memory.indexing.max_failures,
         limit=100_000)
     queued = 0
     for row in rows:
-        queued += (await queue.enqueue("index_session", row["namespace"], row["id"], rerun=True))[1]
+        queued += (await queue.enqueue("index_session", row["namespace"], row["id"], rerun=True, done_before=seen))[1]
     return queued
 
 

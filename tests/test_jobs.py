@@ -60,6 +60,9 @@ async def test_enqueue_is_idempotent_and_rerun_requeues_done_work(memory: AsyncM
     assert report.done == [first.id]
     done, queued = await q.enqueue(kind, namespace, "s-1")
     assert done.status == "done" and not queued  # done work is not redone by a plain enqueue
+    read_before_it_finished = done.finished_at - timedelta(milliseconds=1)
+    _, queued = await q.enqueue(kind, namespace, "s-1", rerun=True, done_before=read_before_it_finished)
+    assert not queued  # a sweep that read what is due before the job finished does not redo it
     rerun, queued = await q.enqueue(kind, namespace, "s-1", {"why": "new turns"}, rerun=True)
     assert queued and rerun.status == "queued" and rerun.pass_outputs == {} and rerun.params == {"why": "new turns"}
     await Worker(memory, {kind: JobKind(kind, handler, "test")}, settings=FAST).drain()
@@ -304,3 +307,50 @@ def test_cron_schedules_name_their_latest_firing() -> None:
     assert latest_fire(Schedule(cron="0 3 1 * *"), "UTC", now) == datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
     assert latest_fire(Schedule(every_s=300), "UTC", now) is None
     assert set(SWEEPS) <= {"summarize", "index", "reindex", "corrections", "embeddings"}
+
+
+async def test_serve_summarizes_and_indexes_a_session_by_itself(memory: AsyncMemory, namespace: str) -> None:
+    """`kg serve` in-process, scoped to this namespace, with half-second sweeps: the idle session
+    is summarized and indexed with no call but the ingest; /health answers; stop is graceful."""
+    import httpx
+
+    from kg.serve import serve
+
+    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+    await memory.add_turns(namespace, "s-served", [
+        {"role": "user", "speaker": "Dana", "text": "I moved to Lisbon and I work at Acme Robotics now.", "ts": t0},
+        {"role": "assistant", "text": "Noted, thanks Dana.", "ts": t0 + timedelta(minutes=1)}])
+    port = free_port()
+    fast = Schedule(every_s=0.5)
+    settings = memory.settings.model_copy(update={
+        "jobs": FAST,
+        "schedules": memory.settings.schedules.model_copy(update={"summarize": fast, "index": fast}),
+        "memory": memory.settings.memory.model_copy(update={"indexing": memory.settings.memory.indexing.model_copy(
+            update={"backend": "offline"})}),
+    })
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(settings, "127.0.0.1", port, stop=stop, namespace=namespace))
+    try:
+        deadline = time.monotonic() + 60
+        wanted = {("summarize_due", "done"), ("index_session", "done")}
+        while not wanted <= {(j.kind, j.status) for j in await memory.jobs(namespace=namespace)}:
+            assert not task.done(), task.exception()
+            assert time.monotonic() < deadline, await memory.jobs(namespace=namespace)
+            await asyncio.sleep(0.2)
+        async with httpx.AsyncClient() as client:
+            assert (await client.get(f"http://127.0.0.1:{port}/health")).status_code == 200
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+    session = await memory.session(namespace, "s-served")
+    assert session is not None and session.status == "closed"
+    assert [s.kind for s in await memory.summaries(namespace, "s-served")] == ["session"]
+    assert {f.predicate for f in await memory.facts(namespace, "Dana")} >= {"lives_in", "works_at"}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
