@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 from ingest.extraction.chunking import chunks_for, merge
+from ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
 from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from ingest.jobs import JobRun, PermanentJobError
 
@@ -85,40 +86,52 @@ async def maintain_corrections(memory: AsyncMemory, run: JobRun) -> dict[str, An
 
 
 # -- extract_session (target: a session id) ---------------------------------------------------
-async def extraction_passes(memory: AsyncMemory, run: JobRun, session_id: str) -> ExtractionResult:
+async def extraction_passes(
+    memory: AsyncMemory, run: JobRun, session_id: str, extractor: Extractor
+) -> tuple[ExtractionResult, Usage, int]:
     """Post-session extraction as resumable passes: `plan` fixes which turns each chunk holds,
     `chunk-NNNN` keeps each chunk's answer, so a retry after a crash or an LLM failure asks only
-    for the chunks not answered yet. Returns the merged result (nothing is written to the graph)."""
-    from ingest.extraction.llm import extractor_for  # loads the LLM SDKs: only when extraction runs
-
+    for the chunks not answered yet. Returns the merged result, what all its answers cost, and
+    the chunk count; nothing is written to the graph. Saved passes of another extractor (the
+    configuration changed between attempts) are dropped."""
     turns = {t.id: t for t in await memory.turns(run.namespace, session_id)}
     if not turns:
         raise PermanentJobError(f"session {session_id!r} of namespace {run.namespace!r} has no turns")
-    extractor = extractor_for(memory.settings)
+    made_by = {"backend": extractor.backend, "model": extractor.model, "prompt_version": extractor.prompt_version}
+    if run.passes.get("plan") and {k: run.passes["plan"].get(k) for k in made_by} != made_by:
+        run.passes.clear()
 
     async def plan() -> dict[str, Any]:
         ordered = sorted((_turn(turns, id) for id in turns), key=lambda t: t.idx)
         chunks = chunks_for(memory.settings.memory.indexing, session_id, ordered, run.namespace)
-        return {"backend": extractor.backend, "model": extractor.model, "prompt_version": extractor.prompt_version,
-                "chunks": [[t.id for t in c.turns] for c in chunks]}
+        return {**made_by, "chunks": [[t.id for t in c.turns] for c in chunks]}
 
+    planned = await run.step("plan", plan)
+    results, usage, count = [], Usage(), len(planned["chunks"])
+    for i, ids in enumerate(planned["chunks"]):
+        chunk = _planned_chunk(memory, run.namespace, session_id, [_turn(turns, id) for id in ids], i, count)
+
+        async def ask(chunk: ChunkInput = chunk) -> dict[str, Any]:
+            result, cost = await extractor.extract(chunk)
+            return {"result": result.model_dump(mode="json"), "usage": cost.__dict__}
+
+        saved = await run.step(f"chunk-{i:04d}", ask)
+        results.append(ExtractionResult.model_validate(saved["result"]))
+        usage = usage + Usage(**saved["usage"])
+    return merge(results), usage, count
+
+
+@asynccontextmanager
+async def _extractor(memory: AsyncMemory) -> AsyncIterator[Extractor]:
+    from ingest.extraction.llm import extractor_for  # loads the LLM SDKs: only when extraction runs
+
+    extractor = extractor_for(memory.settings)
     try:
-        planned = await run.step("plan", plan)
-        results = []
-        count = len(planned["chunks"])
-        for i, ids in enumerate(planned["chunks"]):
-            chunk = _planned_chunk(memory, run.namespace, session_id, [_turn(turns, id) for id in ids], i, count)
-
-            async def ask(chunk: ChunkInput = chunk) -> dict[str, Any]:
-                result, usage = await extractor.extract(chunk)
-                return {"result": result.model_dump(mode="json"), "usage": usage.__dict__}
-
-            saved = await run.step(f"chunk-{i:04d}", ask)
-            results.append(ExtractionResult.model_validate(saved["result"]))
-        return merge(results)
+        yield extractor
     finally:
-        if hasattr(extractor, "aclose"):
-            await extractor.aclose()
+        close = getattr(extractor, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def _turn(turns: dict[str, Any], id: str) -> ChunkTurn:
@@ -139,8 +152,9 @@ def _planned_chunk(
 
 
 async def extract_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
-    """Extraction alone: the merged result stays in the job's pass outputs (`merged`)."""
-    result = await extraction_passes(memory, run, run.target)
+    """Extraction alone (a dry run of indexing): the merged result stays in `pass_outputs["merged"]`."""
+    async with _extractor(memory) as extractor:
+        result, _, _ = await extraction_passes(memory, run, run.target, extractor)
     return {"merged": result.model_dump(mode="json")}
 
 
@@ -187,19 +201,23 @@ async def summary_versions(memory: AsyncMemory) -> dict[str, Any]:
 
 
 # -- index_session (issue 3; target: a session id) ----------------------------------------------
-class ExtractionFailedJob(RuntimeError):
-    """The session's extraction failed (the session is marked `extraction_failed`): retry later."""
-
-
 async def index_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
-    """Post-session indexing: extraction, then one transaction writing its results. A failed
-    extraction writes nothing and fails the attempt, so the job backs off and dead-letters."""
-    try:
-        report = await memory.index_session(run.namespace, run.target)
-    except KeyError as exc:  # no such session, or no turns
-        raise PermanentJobError(str(exc)) from None
-    if report.status == "extraction_failed":
-        raise ExtractionFailedJob(report.error or "extraction failed")
+    """Post-session indexing: the resumable extraction passes, then `write_extracted` writes the
+    result in one transaction, stamped with the extractor. A failed extraction writes nothing,
+    marks the session `extraction_failed` and fails the attempt (backoff, then dead letter); the
+    chunks answered so far are kept for the next attempt."""
+    from ingest.indexing import open_indexer
+
+    async with _extractor(memory) as extractor, open_indexer(memory, extractor) as indexer:
+        try:
+            result, usage, chunks = await extraction_passes(memory, run, run.target, extractor)
+        except ExtractionFailed as failed:
+            await memory.store.write(
+                "queries/session_extraction_failed", namespace=run.namespace, session_id=run.target,
+                error=str(failed), requests=failed.attempts, now=datetime.now(timezone.utc),
+                version=indexer.provenance().version)
+            raise
+        report = await indexer.write_extracted(run.namespace, run.target, result, usage, chunks)
     return {"report": report.model_dump(mode="json")}
 
 
@@ -224,5 +242,5 @@ register(JobKind("extract_session", extract_session,
 register(JobKind("summarize_due", summarize_due, "summarize a namespace's due sessions (idle, closed or grown)"))
 register(JobKind("summarize_session", summarize_session, "summarize one session again (reindex)",
                  stale_query="queries/job_summaries_stale", stale_params=summary_versions))
-register(JobKind("index_session", index_session, "post-session indexing of one session (extraction -> graph)",
+register(JobKind("index_session", index_session, "post-session indexing of one session, resumable per chunk",
                  stale_query="queries/job_extractions_stale", stale_params=extraction_version))

@@ -128,13 +128,14 @@ async def add_dana(memory: AsyncMemory, namespace: str, session_id: str, n: int)
 async def test_llm_timeout_429_and_garbage_back_off_dead_letter_then_index(
     llm_memory: AsyncMemory, fake_llm: FakeLLM, namespace: str
 ) -> None:
-    """The `index_session` job against an endpoint that rate-limits, times out, then answers with
-    a body that is not JSON: three attempts with backoff, then the dead letters; nothing is written
-    meanwhile and the turns stay. Retried once the endpoint is healthy, the session is indexed."""
+    """The `index_session` job against an endpoint that answers the first chunk, then rate-limits,
+    times out and sends a body that is not JSON: three attempts with backoff, then the dead letters;
+    nothing is written meanwhile and the turns stay. Retried once the endpoint is healthy, only the
+    second chunk is asked again and the session is indexed."""
     memory = llm_memory
     await add_dana(memory, namespace, "s-llm", 4)
     worker = Worker(memory, namespace=namespace)
-    fake_llm.script(recording("anthropic/error_429_rate_limit"),
+    fake_llm.script(anthropic_echo, recording("anthropic/error_429_rate_limit"),
                     recording("anthropic/messages_tool_use_ok", delay_s=3.0),  # past timeout_s
                     Reply(200, '{"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "mess'))  # cut short
     job = await memory.enqueue_job("index_session", namespace, "s-llm")
@@ -142,7 +143,7 @@ async def test_llm_timeout_429_and_garbage_back_off_dead_letter_then_index(
     assert report.dead == [job.id] and len(report.retrying) == 2
     dead = await memory.job(job.id)
     assert dead.status == "dead" and dead.attempts == 3 and "not JSON" in dead.last_error and KEY not in dead.last_error
-    assert fake_llm.count() == 3
+    assert fake_llm.count() == 4 and set(dead.pass_outputs) == {"plan", "chunk-0000"}
     session = (await cypher(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) RETURN s.extraction_status AS "
                                     "status, s.extraction_failures AS failures", ns=namespace))[0]
     assert session == {"status": "extraction_failed", "failures": 3}
@@ -153,6 +154,11 @@ async def test_llm_timeout_429_and_garbage_back_off_dead_letter_then_index(
     assert (await worker.drain(wait_s=10)).done == [job.id]
     indexed = (await memory.job(job.id)).pass_outputs["report"]
     assert indexed["status"] == "indexed" and indexed["chunks"] == 2 and indexed["llm_calls"] == 2
+    asked = [chunk_of(r) for r in fake_llm.requests]
+    assert len(asked) == 5 and asked.count(asked[0]) == 1  # the answered chunk was not asked again
+    session = (await cypher(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) RETURN s.extraction_status AS "
+                                    "status, s.extraction_failures AS failures", ns=namespace))[0]
+    assert session == {"status": "indexed", "failures": 0}
     assert len(await memory.turns(namespace, "s-llm")) == 4
     assert await cypher(memory, "MATCH (d:Decision {namespace: $ns}) RETURN count(d) AS n", ns=namespace) != [{"n": 0}]
 
