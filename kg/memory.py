@@ -355,6 +355,8 @@ class AsyncMemory:
         from queries.recipes import recipe as pick
 
         cfg = self.settings.memory.retrieval
+        if recipe is not None and not isinstance(recipe, str):
+            return pick(recipe)  # a Recipe object is used as given
         return pick(recipe or cfg.strategy, cfg.sessions, cfg.turns_per_session)
 
     async def retrieve(

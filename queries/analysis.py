@@ -112,6 +112,22 @@ def _relative(query: str, now: datetime) -> TimeWindow | None:
     return None
 
 
+# Question and function words: in a small namespace a turn matching only "did" or "we" would
+# otherwise take a high BM25 rank. Month names ("may") are kept.
+QUESTION_WORDS = frozenset("""
+what which who whom whose when where why how did do does doing done was were is are am be been being has have
+had having can could would should shall might must i me my mine we us our ours you your yours he him his she
+her hers they them their theirs it its a an the of to in on for about ever any some there this that these those
+""".split())
+_TERM = re.compile(r"[\w'’-]+")
+
+
+def content_terms(query: str) -> str:
+    """The query without question and function words (all of it when nothing else is left)."""
+    kept = [w for w in _TERM.findall(query) if w.lower().strip("'’") not in QUESTION_WORDS]
+    return " ".join(kept) if kept else query
+
+
 def named(query: str, names: Iterable[str]) -> set[str]:
     """The names (speakers, entities) that `query` mentions as whole words, case-insensitively."""
     found = set()

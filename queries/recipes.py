@@ -41,6 +41,7 @@ class Recipe(BaseModel):
     # the ranked lists fused: (method, key); a turn without a context key yet stands in with its own
     lists: tuple[tuple[Method, Key], ...] = (("fulltext", "turn"), ("fulltext", "context"), ("vector", "context"))
     rrf_k: int = Field(20, ge=1)
+    content_words: bool = False  # BM25 queries without question and function words
     boosts: Boosts = Boosts()
     two_stage: bool = False
     sessions: int = Field(10, ge=1)  # S: stage-1 sessions passed to stage 2
@@ -54,8 +55,8 @@ class Recipe(BaseModel):
 _BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5)
 FLAT = Recipe(name="flat", lists=(("vector", "turn"),))
 BM25 = Recipe(name="bm25", lists=(("fulltext", "turn"),))
-HYBRID = Recipe(name="hybrid", boosts=_BOOSTS)
-HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, two_stage=True)
+HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True)
+HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, content_words=True, two_stage=True)
 RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHICAL)}
 
 

@@ -23,7 +23,7 @@ from kg.embeddings import Embedder
 from kg.models import as_utc
 from kg.store import Store
 from queries import candidates as cand
-from queries.analysis import TimeWindow, named, time_window
+from queries.analysis import TimeWindow, content_terms, named, time_window
 from queries.fusion import best_per_group, group_scores, ranking, rrf
 from queries.recipes import Recipe
 from queries.turns import lucene_escape
@@ -65,7 +65,7 @@ class Retriever:
         needs_vector = dense or recipe.two_stage
         if needs_vector and vector is None:
             vector = await self.embed(query)
-        lucene = lucene_escape(query)
+        lucene = lucene_escape(content_terms(query) if recipe.content_words else query)
         depth = max(self.settings.candidates, k)
         exact = await self.sizes.get(namespace) <= self.settings.exact_max_turns if needs_vector else True
 
