@@ -317,7 +317,7 @@ async def test_neo4j_stopped_mid_job_then_rerun_resumes_and_finishes(
         await memory.add_turns(ns, "s-job", [
             {"role": "user" if i % 2 == 0 else "assistant", "speaker": "Dana", "text": text(i),
              "ts": T0 + timedelta(minutes=i)} for i in range(24)])  # 12 chunks
-        job = await memory.enqueue_job("extract_session", ns, "s-job")
+        job = await memory.enqueue_job("index_session", ns, "s-job")
         worker = subprocess.Popen([sys.executable, "-m", "kg.cli", "jobs", "run-once", "--no-sweep"], cwd=ROOT,
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -347,5 +347,8 @@ async def test_neo4j_stopped_mid_job_then_rerun_resumes_and_finishes(
         for i in range(len(saved)):  # what was saved before the outage was not asked again
             assert asked.count(first_ids[i]) == 1
         assert len(asked) <= 12 + 1  # at most the chunk in flight at the outage was asked twice
-        cited = {e for d in done.pass_outputs["merged"]["decisions"] for e in d["evidence_turn_ids"]}
-        assert cited == set(first_ids)
+        report = done.pass_outputs["report"]
+        assert report["status"] == "indexed" and report["chunks"] == 12 and report["llm_calls"] == 12
+        cited = await cypher(memory, "MATCH (:Decision {namespace: $ns})-[:EVIDENCED_BY]->"
+                                     "(t:Turn) RETURN collect(DISTINCT t.id) AS ids", ns=ns)
+        assert set(cited[0]["ids"]) == set(first_ids)  # every chunk's answer was written
