@@ -2,8 +2,11 @@
 
 One batch: lock the batch's exact keys and identifiers, prefetch every candidate in a few
 queries (`neo4j_source.prefetch`), resolve the mentions in order in memory with the pure
-`Resolver` over a `BatchSource`, give new entities their ids, write what changed. Vectors are
-computed before the transaction (`vectors`), so no CPU work holds locks.
+`Resolver` over a `BatchSource`, give new entities their ids, write what changed. Name vectors
+are only computed (and their neighbours searched) for the mentions that identifiers and names
+leave open, found by a first in-memory pass without the embedding stage; if the real pass then
+needs another one, the rest are fetched and the pass is redone. (`vectors` embeds a batch up
+front instead, outside any transaction.)
 
 Ids of new entities follow the fact writer's scheme (`kg.facts_models.entity_id` of the entity
 key of the first surface form), so a fact about "Dana" and the entity resolved from "Dana" are
