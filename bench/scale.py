@@ -1,0 +1,163 @@
+"""Recall latency on one large namespace.
+
+    python -m bench.scale --turns 100000 --json
+
+Grows one namespace (`bench-scale` unless --namespace) to `--turns` synthetic turns in sessions of
+20, through the real write path (TurnWriter, then summarize_due: context keys, offline summaries),
+then times `Memory.recall` for `--queries` questions. Re-runs only add what is missing.
+
+Embedding 100k turns and as many context keys with MiniLM on two cores would take hours and
+measures the embedder, not retrieval; the synthetic turns are therefore drawn from a fixed pool
+of sentences, each embedded once for real, and a text made of several known sentences (a context
+key, an extractive summary) gets the normalized mean of their vectors. Queries are embedded for
+real. The namespace is deleted at the end unless --keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import statistics
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Any, Sequence
+
+from ingest.summaries.offline import OfflineSummarizer
+from ingest.summaries.writer import SessionSummarizer
+from ingest.turns import TurnWriter
+from kg import AsyncMemory, load_settings
+from kg.embeddings import Embedder
+from kg.models import Message
+
+PEOPLE = ["Maya", "Ravi", "Lena", "Tomasz", "Aiko", "Jon", "Gina", "Omar", "Sofia", "Kwame"]
+SUBJECTS = ["the sensor project", "our Postgres cluster", "the Kyoto trip", "my sister's wedding", "the quarterly report",
+            "the onboarding flow", "the robot fleet", "my running plan", "the API gateway", "the garden",
+            "the hiring pipeline", "the mobile app", "the pottery class", "the book club", "the kitchen renovation",
+            "the charity run", "the camping weekend", "the tax return", "the new puppy", "the guitar lessons"]
+VERBS = ["needs", "should use", "is blocked on", "depends on", "was moved to", "will replace", "keeps failing because of",
+         "got faster after", "is scheduled after", "must avoid", "was inspired by", "ran into trouble with"]
+OBJECTS = ["TimescaleDB", "a weekly review", "the vendor contract", "better caching", "a vegetarian menu",
+           "structured logging", "the Lisbon office", "a two-week sprint", "the October deadline", "a quieter hotel",
+           "an extra reviewer", "more integration tests", "a cheaper flight", "the landlord", "a local mentor"]
+SESSION_TURNS = 20
+_SUFFIX = re.compile(r" \(#\d+\)$")
+
+
+def sentence_pool(seed: int, size: int) -> list[str]:
+    rng = random.Random(seed)
+    pool = {f"{rng.choice(SUBJECTS).capitalize()} {rng.choice(VERBS)} {rng.choice(OBJECTS)}." for _ in range(size * 3)}
+    return sorted(pool)[:size]
+
+
+class PooledEmbedder:
+    """Real vectors for the pool's sentences; texts built from them get the mean of their lines."""
+
+    def __init__(self, real: Embedder, pool: Sequence[str]) -> None:
+        self.real, self.name, self.dim = real, real.name, real.dim
+        self.known = dict(zip(pool, real.embed(list(pool))))
+
+    def _line(self, line: str) -> list[float] | None:
+        line = line.split(": ", 1)[-1] if ": " in line[:40] else line
+        return self.known.get(_SUFFIX.sub("", line.strip().rstrip("…")))
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float] | None] = []
+        missing = []
+        for text in texts:
+            found = [v for v in (self._line(x) for x in text.split("\n")) if v is not None]
+            if found:
+                mean = [sum(c) / len(found) for c in zip(*found)]
+                norm = sum(c * c for c in mean) ** 0.5 or 1.0
+                out.append([c / norm for c in mean])
+            else:
+                out.append(None)
+                missing.append(len(out) - 1)
+        if missing:
+            for i, v in zip(missing, self.real.embed([texts[i] for i in missing])):
+                out[i] = v
+        return out  # type: ignore[return-value]
+
+
+def messages(namespace: str, pool: list[str], start: int, end: int, seed: int) -> list[Message]:
+    t0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
+    out = []
+    for i in range(start, end):
+        rng = random.Random(seed * 1_000_003 + i)
+        session = i // SESSION_TURNS
+        pair = (PEOPLE[session % len(PEOPLE)], PEOPLE[(session * 7 + 3) % len(PEOPLE)])
+        speaker = pair[i % 2]
+        ts = t0 + timedelta(hours=6 * session, seconds=30 * (i % SESSION_TURNS))
+        out.append(Message(namespace=namespace, role="user" if i % 2 == 0 else "assistant", speaker=speaker,
+                           text=f"{rng.choice(pool)} (#{i})", ts=ts, session_id=f"scale-{session:06d}"))
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+async def run(turns: int, queries: int, namespace: str, keep: bool, seed: int) -> dict[str, Any]:
+    settings = load_settings()
+    async with AsyncMemory(settings) as memory:
+        pool = sentence_pool(seed, 1500)
+        embedder = await asyncio.to_thread(PooledEmbedder, memory.embedder, pool)
+        try:
+            have = sum(s.message_count for s in await memory.sessions(namespace, limit=10**7))
+            started = time.perf_counter()
+            writer = TurnWriter(memory.store, embedder, settings)
+            step = 20_000
+            for lo in range(have, turns, step):
+                await writer.write(messages(namespace, pool, lo, min(turns, lo + step), seed))
+                print(f"turns written: {min(turns, lo + step)}", file=sys.stderr)
+            write_s = time.perf_counter() - started
+            summarizer = SessionSummarizer(memory.store, embedder, settings,
+                                           OfflineSummarizer(settings.memory.summaries, embedder))
+            started = time.perf_counter()
+            summarized = await summarizer.due(namespace, now=datetime.now(timezone.utc))
+            summarize_s = time.perf_counter() - started
+            rng = random.Random(seed)
+            asked = [f"What did {rng.choice(PEOPLE)} say about {rng.choice(SUBJECTS)} and {rng.choice(OBJECTS)}?"
+                     for _ in range(queries)]
+            await memory.recall(namespace, "warm-up question", k=10)
+            recall_ms, retrieve_ms = [], []
+            for q in asked:
+                t = time.perf_counter()
+                await memory.recall(namespace, q, k=10)
+                recall_ms.append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                await memory.retrieve(namespace, q, k=10)
+                retrieve_ms.append((time.perf_counter() - t) * 1000)
+            total = sum(s.message_count for s in await memory.sessions(namespace, limit=10**7))
+        finally:
+            if not keep:
+                await memory.delete_namespace(namespace)
+    return {
+        "turns": total, "queries": queries,
+        "recall_p50_ms": round(statistics.median(recall_ms), 2), "recall_p95_ms": round(percentile(recall_ms, 0.95), 2),
+        "retrieve_p50_ms": round(statistics.median(retrieve_ms), 2),
+        "retrieve_p95_ms": round(percentile(retrieve_ms, 0.95), 2),
+        "write_s": round(write_s, 1), "summarize_s": round(summarize_s, 1), "sessions_summarized": len(summarized),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--namespace", default="bench-scale")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", action="store_true", help="keep the namespace (a re-run then only times)")
+    parser.add_argument("--json", action="store_true", help="print JSON only")
+    args = parser.parse_args(argv)
+    result = asyncio.run(run(args.turns, args.queries, args.namespace, args.keep, args.seed))
+    print(json.dumps(result) if args.json else json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
