@@ -201,14 +201,15 @@ async def _ingest(source: Iterator[Message | Rejected]) -> IngestReport:
 
 @app.command()
 def reembed() -> None:
-    """Re-embed every turn with the configured embedder and rebuild the vector indexes."""
+    """Re-embed every stored vector (turns, context keys, summaries, corrections, entity names)
+    with the configured embedder and rebuild the vector indexes."""
     from ingest.reembed import reembed as run_reembed
 
     with Progress(TextColumn("re-embed"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as progress:
         task = progress.add_task("reembed", total=None)
         done = _run(run_reembed(load_settings(), lambda n, total: progress.update(task, completed=n, total=total)))
-    console.print(f"re-embedded {done} turns")
+    console.print("re-embedded " + ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in done.items()))
 
 
 # -- reading -------------------------------------------------------------------------------------
