@@ -195,6 +195,7 @@ class RetrievalSettings(BaseModel):
     sessions: int = Field(10, ge=1)  # S: sessions stage 1 passes to stage 2
     turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps from each session
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
+    index_candidates: int = Field(50, ge=10)  # the same on large namespaces (HNSW path)
     exact_max_turns: int = Field(3000, ge=0)  # namespaces this small: exact cosine (~15 us a turn), else HNSW
     recall: RecallWeights = Field(default_factory=RecallWeights)
 

@@ -54,7 +54,7 @@ async def turn_list(
         rows = await store.read("queries/retrieval_vector_exact", property=prop, vector=vector,
                                 namespace=namespace, k=depth, as_of=as_of)
     else:
-        rows = await store.read("queries/retrieval_vector_index", index=index, fetch=min(max(depth * 4, 100), 1000),
+        rows = await store.read("queries/retrieval_vector_index", index=index, fetch=min(max(depth * 2, 100), 1000),
                                 vector=vector, namespace=namespace, k=depth, as_of=as_of)
     return _candidates(rows)
 
@@ -85,7 +85,7 @@ async def summary_sessions(
                                 k=depth, as_of=as_of)
     else:
         rows = await store.read("queries/retrieval_summaries_vector_index", vector=vector, namespace=namespace,
-                                fetch=min(max(depth * 4, 100), 1000), k=depth, as_of=as_of)
+                                fetch=min(max(depth * 2, 50), 1000), k=depth, as_of=as_of)
     return list(dict.fromkeys(r["session_id"] for r in rows))
 
 

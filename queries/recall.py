@@ -68,18 +68,22 @@ async def recall(
 ) -> list[MemoryHit]:
     at = as_utc(as_of) if as_of is not None else datetime.now(timezone.utc)
     found = await retriever.search(namespace, query, max(k, 10), recipe, as_of)
-    turns = await ranked_turns(retriever.store, found, recipe)
-    hits: list[MemoryHit] = []
-    if "turn" in kinds:
-        sim = normalized({t.turn.id: t.score for t in turns})
-        for t in turns:
-            graph = 1.0 if t.turn.speaker in found.named else 0.0
-            hits.append(_hit(weights, "turn", t.turn.id, t.turn.text, sim[t.turn.id], graph, 1.0,
-                             session_id=t.turn.session_id, ts=t.turn.ts, turn=t.turn))
-    if "summary" in kinds:
-        hits += await _summaries(retriever, weights, namespace, found, k)
-    if "fact" in kinds:
-        hits += await _facts(retriever, confidence, weights, namespace, query, found, [t.turn.id for t in turns], at)
+
+    async def nothing() -> list[MemoryHit]:
+        return []
+
+    turns, summaries, facts = await asyncio.gather(
+        ranked_turns(retriever.store, found, recipe) if "turn" in kinds else nothing(),
+        _summaries(retriever, weights, namespace, found, k) if "summary" in kinds else nothing(),
+        _facts(retriever, confidence, weights, namespace, query, found, [t for t, _ in found.turns], at)
+        if "fact" in kinds else nothing(),
+    )
+    hits: list[MemoryHit] = [*summaries, *facts]
+    sim = normalized({t.turn.id: t.score for t in turns})
+    for t in turns:
+        graph = 1.0 if t.turn.speaker in found.named else 0.0
+        hits.append(_hit(weights, "turn", t.turn.id, t.turn.text, sim[t.turn.id], graph, 1.0,
+                         session_id=t.turn.session_id, ts=t.turn.ts, turn=t.turn))
     hits.sort(key=lambda h: -h.score)
     return hits[:k]
 

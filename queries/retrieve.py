@@ -25,7 +25,7 @@ from kg.store import Store
 from queries import candidates as cand
 from queries.analysis import TimeWindow, content_terms, named, time_window
 from queries.fusion import best_per_group, group_scores, ranking, rrf
-from queries.recipes import Recipe
+from queries.recipes import Key, Method, Recipe
 from queries.turns import lucene_escape
 
 
@@ -63,22 +63,43 @@ class Retriever:
         window = time_window(query, as_of or datetime.now(timezone.utc)) if recipe.boosts.time else None
         dense = any(m == "vector" for m, _ in recipe.lists)
         needs_vector = dense or recipe.two_stage
-        if needs_vector and vector is None:
-            vector = await self.embed(query)
+        embedding = asyncio.create_task(self.embed(query)) if needs_vector and vector is None else None
         lucene = lucene_escape(content_terms(query) if recipe.content_words else query)
-        depth = max(self.settings.candidates, k)
         exact = await self.sizes.get(namespace) <= self.settings.exact_max_turns if needs_vector else True
+        depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
 
-        turn_jobs = [cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
-                                    exact=exact, as_of=as_of) for m, key in recipe.lists]
-        extra: list[Awaitable] = []
+        # BM25 lists start while the query is embedded; the dense ones follow the vector.
+        def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
+            return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
+                                  exact=exact, as_of=as_of)
+
+        def summary_job(m: Method) -> Awaitable[list[str]]:
+            return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene, depth=depth,
+                                         exact=exact, as_of=as_of)
+
+        jobs: dict[object, asyncio.Task] = {}
+        for m, key in recipe.lists:
+            if m == "fulltext":
+                jobs[(m, key)] = asyncio.create_task(turn_job(m, key))
         if recipe.two_stage:
-            extra += [cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene, depth=depth,
-                                            exact=exact, as_of=as_of) for m in ("vector", "fulltext")]
+            jobs["summary:fulltext"] = asyncio.create_task(summary_job("fulltext"))
             if window is not None:
-                extra.append(cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days))
-        found = await asyncio.gather(*turn_jobs, *extra)
-        lists: list[list[cand.Candidate]] = list(found[: len(turn_jobs)])
+                jobs["window"] = asyncio.create_task(
+                    cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days))
+        try:
+            if embedding is not None:
+                vector = await embedding
+            for m, key in recipe.lists:
+                if m == "vector":
+                    jobs[(m, key)] = asyncio.create_task(turn_job(m, key))
+            if recipe.two_stage:
+                jobs["summary:vector"] = asyncio.create_task(summary_job("vector"))
+            await asyncio.gather(*jobs.values())
+        finally:
+            for task in [embedding, *jobs.values()]:
+                if task is not None and not task.done():
+                    task.cancel()
+        lists: list[list[cand.Candidate]] = [jobs[(m, key)].result() for m, key in recipe.lists]
         pool = {c.id: c for ranked in lists for c in ranked}
         scores = self._fused(lists, pool, query, window, recipe)
         names = self._named(query, pool)
@@ -87,8 +108,8 @@ class Retriever:
             sessions = _first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector)
 
-        summary_dense, summary_bm25 = found[len(turn_jobs)], found[len(turn_jobs) + 1]
-        in_window: set[str] = found[len(turn_jobs) + 2] if window is not None else set()
+        summary_dense, summary_bm25 = jobs["summary:vector"].result(), jobs["summary:fulltext"].result()
+        in_window: set[str] = jobs["window"].result() if window is not None else set()
         session_of = {c.id: c.session_id for c in pool.values()}
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
         s_scores = rrf([by_turns, summary_dense, summary_bm25], recipe.rrf_k,
@@ -130,8 +151,9 @@ class Retriever:
         names = self._named(query, pool) if b.speaker else set()
         slack = timedelta(days=b.time_slack_days)
         scores = dict(base)
-        at = {(c.session_id, c.idx): tid for tid, c in pool.items()}
-        for tid, c in pool.items():
+        at = {(pool[tid].session_id, pool[tid].idx): tid for tid in base}
+        for tid in base:
+            c = pool[tid]
             if names and c.speaker in names:
                 scores[tid] += b.speaker * unit
             if window is not None and b.time and window.near(c.ts, slack):

@@ -153,6 +153,8 @@ async def test_large_namespace_path_uses_the_index_and_exact_stage_two(
     retriever = Retriever(memory.store, memory.embedder, settings)
     found = await retriever.search(conversations, "which database did we choose?", 3, HIERARCHICAL)
     assert found.turns and found.candidates[found.turns[0][0]].session_id == "s-db"
+    ravi = await retriever.search(conversations, "What does Ravi grow on the balcony?", 3, HIERARCHICAL)
+    assert found.turns and ravi.candidates[ravi.turns[0][0]].speaker == "Ravi"  # boosts after the exact redo
     flat = await retriever.search(conversations, "which database did we choose?", 3, FLAT)
     assert flat.turns  # the HNSW path, over-fetched and kept to the namespace
     assert (await retriever.search(conversations, "???", 3, BM25)).turns == []  # nothing to search for

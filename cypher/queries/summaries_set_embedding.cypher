@@ -1,6 +1,5 @@
-// For `kg reembed`: new summary vectors.
 UNWIND $rows AS row
-MATCH (s:Summary {id: row.id})
-SET s.embedding_model = $model
-WITH s, row
-CALL db.create.setNodeVectorProperty(s, 'embedding', row.embedding)
+MATCH (sm:Summary {id: row.id})
+SET sm.embedding_model = $model
+WITH sm, row
+CALL db.create.setNodeVectorProperty(sm, 'embedding', row.embedding)
