@@ -1,6 +1,6 @@
-// `kg reembed`: every summary (expired versions too), a page at a time.
-MATCH (sm:Summary)
-WHERE sm.id > $after
-RETURN sm.id AS id, sm.text AS text
-ORDER BY sm.id
+// For `kg reembed`: summaries (current and expired), a page at a time (keyset on id).
+MATCH (s:Summary)
+WHERE s.id > $after
+RETURN s.id AS id, s.text AS text
+ORDER BY s.id
 LIMIT $limit

@@ -1,5 +1,6 @@
+// For `kg reembed`: new summary vectors.
 UNWIND $rows AS row
-MATCH (sm:Summary {id: row.id})
-SET sm.embedding_model = $model
-WITH sm, row
-CALL db.create.setNodeVectorProperty(sm, 'embedding', row.embedding)
+MATCH (s:Summary {id: row.id})
+SET s.embedding_model = $model
+WITH s, row
+CALL db.create.setNodeVectorProperty(s, 'embedding', row.embedding)
