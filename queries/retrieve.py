@@ -73,9 +73,9 @@ class Retriever:
             return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
                                   exact=exact, as_of=as_of)
 
-        def summary_job(m: Method) -> Awaitable[list[str]]:
-            return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene, depth=depth,
-                                         exact=exact, as_of=as_of)
+        def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
+            return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,
+                                         depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of)
 
         jobs: dict[object, asyncio.Task] = {}
         for m, key in recipe.lists:
