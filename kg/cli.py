@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Coroutine, Iterator, Optional, TypeVar
+from typing import Any, Iterator, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
+from kg.terminal import console, err, instant, run
 from kg.cli_corrections import corrections_app, rules
 from kg.cli_index import index
 from kg.cli_jobs import jobs_app, reindex, serve
@@ -34,19 +32,8 @@ app.command()(reindex)
 app.add_typer(corrections_app, name="corrections")
 app.command()(rules)
 app.command()(index)
-console = Console(width=None if sys.stdout.isatty() else 140)  # pipes and CI logs get readable tables
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
-T = TypeVar("T")
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        return asyncio.run(coro)
-    except (LocalServerError, StoreError, EmbeddingError) as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
 
 
 def _local() -> LocalNeo4j:
@@ -119,7 +106,7 @@ def migrate() -> None:
             rows = await memory.store.read("queries/migration_applied")
         console.print(f"{len(rows)} migrations applied: " + ", ".join(sorted(r["id"] for r in rows)))
 
-    _run(go())
+    run(go())
 
 
 @app.command()
@@ -151,7 +138,7 @@ def status() -> None:
             idx.add_row(row["name"], row["type"], on, f"{row['state']} {row['populationPercent']:.0f}%")
         console.print(idx)
 
-    _run(go())
+    run(go())
 
 
 # -- ingestion -----------------------------------------------------------------------------------
@@ -171,7 +158,7 @@ def ingest(
     else:
         err.print(f"[red]error:[/] unknown format {fmt!r}; use jsonl or locomo")
         raise typer.Exit(2)
-    report = _run(_ingest(source))
+    report = run(_ingest(source))
     for rejection in report.rejected:
         err.print(f"[yellow]rejected[/] {rejection}")
     console.print(f"received {report.received}, new turns {report.written}, already stored {report.existing}, "
@@ -208,7 +195,7 @@ def reembed() -> None:
     with Progress(TextColumn("re-embed"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as progress:
         task = progress.add_task("reembed", total=None)
-        done = _run(run_reembed(load_settings(), lambda n, total: progress.update(task, completed=n, total=total)))
+        done = run(run_reembed(load_settings(), lambda n, total: progress.update(task, completed=n, total=total)))
     console.print("re-embedded " + ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in done.items()))
 
 
@@ -230,7 +217,7 @@ def search(
     if method not in ("vector", "fulltext"):
         err.print(f"[red]error:[/] unknown method {method!r}; use vector or fulltext")
         raise typer.Exit(2)
-    _run(go())
+    run(go())
 
 
 def _print_hits(query: str, method: str, hits: list) -> None:
@@ -258,21 +245,10 @@ def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int
                           str(s.message_count), s.status)
         console.print(table)
 
-    _run(go())
+    run(go())
 
 
 # -- facts -------------------------------------------------------------------------------------
-def _instant(text: Optional[str], option: str) -> Optional[datetime]:
-    if text is None:
-        return None
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        err.print(f"[red]error:[/] {option} expects an ISO 8601 date or time, got {text!r}")
-        raise typer.Exit(2) from None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-
-
 @app.command()
 def facts(
     subject: str = typer.Argument(...),
@@ -283,7 +259,7 @@ def facts(
     history: bool = typer.Option(False, "--history", help="Every interval, with what superseded it."),
 ) -> None:
     """A subject's facts at a point in time, or their whole history."""
-    valid_at, believed_at = _instant(as_of, "--as-of"), _instant(known_at, "--known-at")
+    valid_at, believed_at = instant(as_of, "--as-of"), instant(known_at, "--known-at")
 
     async def go() -> None:
         async with AsyncMemory() as memory:
@@ -305,7 +281,7 @@ def facts(
                           values.get(f.superseded_by, f.superseded_by or ""))
         console.print(table)
 
-    _run(go())
+    run(go())
 
 
 # -- agents and other graphs -------------------------------------------------------------------
@@ -365,7 +341,7 @@ def import_graphiti(
             return await run_import(memory, origin, group_id, target, source,  # type: ignore[arg-type]
                                     echo=console.print)
 
-    report = _run(go())
+    report = run(go())
     for reason in report.skipped:
         err.print(f"[yellow]skipped[/] {reason}")
     console.print(f"namespace {report.namespace}: {report.episodes} episodes -> {report.turns_written} new turns "
@@ -388,7 +364,7 @@ def demo() -> None:
     local = _local()
     if load_settings().neo4j.uri is None:
         neo4j_start()
-    report = _run(_ingest(read_jsonl(DEMO_FILE)))
+    report = run(_ingest(read_jsonl(DEMO_FILE)))
     console.print(f"demo data: {report.written} new turns, {report.existing} already stored, "
                   f"{report.sessions} sessions")
 
@@ -407,7 +383,7 @@ def demo() -> None:
                           f"{t['entities_created']} new entities, {t['facts']} facts, {t['decisions']} decisions "
                           "(`kg index --pending` indexes the rest)")
 
-    _run(go())
+    run(go())
     if load_settings().neo4j.uri is None:
         console.print(f"\nExplore the graph in Neo4j Browser: {local.browser_url} "
                       f"(connect to {local.bolt_uri}, user neo4j, password in {local.password_file})")

@@ -3,32 +3,17 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any, Coroutine, Optional, TypeVar
+from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kg.terminal import console, err, run
 from kg.correction_models import STATUSES
-from kg.embeddings import EmbeddingError
 from kg.memory import AsyncMemory
-from kg.neo4j_local import LocalServerError
-from kg.store import StoreError
 
 corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.")
-console = Console()
-err = Console(stderr=True)
-T = TypeVar("T")
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        return asyncio.run(coro)
-    except (LocalServerError, StoreError, EmbeddingError) as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
 
 
 def rules(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
@@ -38,7 +23,7 @@ def rules(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
         async with AsyncMemory() as memory:
             return (await memory.core_rules(namespace)).render()
 
-    block = _run(go())
+    block = run(go())
     console.print(block or f"no rules yet in {namespace}", markup=False, highlight=False)
 
 
@@ -64,7 +49,7 @@ def corrections(
             return await memory.corrections(namespace, status, include_invalidated)  # type: ignore[arg-type]
 
     table = Table("id", "status", "sessions", "weight", "last seen", "rule", "invalidated")
-    for c in _run(go()):
+    for c in run(go()):
         gone = f"{c.invalidated_reason} {c.invalidated_at:%Y-%m-%d}" if c.invalidated_at else ""
         table.add_row(c.id, c.status, str(c.reinforcement_count), f"{c.weight:.2f}", f"{c.last_seen_at:%Y-%m-%d}",
                       escape(c.rule_text), gone)
@@ -79,7 +64,7 @@ def maintain(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
         async with AsyncMemory() as memory:
             return await memory.maintain_corrections(namespace)
 
-    report = _run(go())
+    report = run(go())
     console.print(report.markdown(), markup=False, highlight=False)
     console.print(f"report: {report.json_path} and {report.markdown_path}", highlight=False)
 
@@ -93,7 +78,7 @@ def confirm(correction_id: str = typer.Argument(...), namespace: str = typer.Opt
             return await memory.confirm_rule(namespace, correction_id)
 
     try:
-        view = _run(go())
+        view = run(go())
     except KeyError as exc:
         err.print(f"[red]error:[/] {exc.args[0]}")
         raise typer.Exit(1) from None
@@ -109,7 +94,7 @@ def clusters(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int
             return await memory.correction_clusters(namespace, limit)
 
     table = Table("label", "members", "reinforcement", "statuses", "representative")
-    for k in _run(go()):
+    for k in run(go()):
         table.add_row(escape(k.label), str(k.members), str(k.reinforcement), ", ".join(k.statuses),
                       escape(k.representative))
     console.print(table)

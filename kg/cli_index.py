@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from kg.config import load_settings
-from kg.embeddings import EmbeddingError
 from kg.indexing_models import IndexReport, SessionIndexReport
 from kg.memory import AsyncMemory
-from kg.neo4j_local import LocalServerError
-from kg.store import StoreError
+from kg.terminal import console, err, run
 
-console = Console(width=None if sys.stdout.isatty() else 140)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 _COLUMNS = ("session", "status", "entities new/merged/known", "mentions", "facts", "rels", "corrections",
             "decisions", "LLM calls", "input tokens")
 
@@ -53,11 +46,7 @@ def index(
                 return IndexReport(sessions=[await memory.index_session(namespace, session)])
             return await memory.index_pending(namespace, limit)
 
-    try:
-        report = asyncio.run(go())
-    except (LocalServerError, StoreError, EmbeddingError, ValueError, KeyError) as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
+    report = run(go(), ValueError, KeyError)
     _print(report)
     if report.failed:
         raise typer.Exit(1)

@@ -2,49 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
-from datetime import datetime, timedelta, timezone
-from typing import Any, Coroutine, Optional, TypeVar
+from datetime import datetime, timedelta
+from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kg.terminal import console, err, instant, run
 from kg.config import load_settings
-from kg.embeddings import EmbeddingError
 from kg.job_models import JOB_STATUSES, Job
 from kg.memory import AsyncMemory
-from kg.neo4j_local import LocalServerError
-from kg.store import StoreError
 
 jobs_app = typer.Typer(help="The background job queue: run, list, retry, purge.", no_args_is_help=True)
-console = Console()
-err = Console(stderr=True)
-T = TypeVar("T")
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    try:
-        return asyncio.run(coro)
-    except (LocalServerError, StoreError, EmbeddingError) as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
 
 
 def _when(value: Optional[datetime]) -> str:
     return f"{value:%Y-%m-%d %H:%M:%S}" if value else ""
-
-
-def _instant(text: Optional[str], option: str) -> Optional[datetime]:
-    if text is None:
-        return None
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        err.print(f"[red]error:[/] {option} expects an ISO 8601 date or time, got {text!r}")
-        raise typer.Exit(2) from None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
 
 
 def serve(
@@ -67,7 +41,7 @@ def serve(
         scope = f"namespace {namespace}" if namespace else "every namespace"
         console.print("kg serve: " + ", ".join(p for p in parts if p) + f"; jobs of {scope} (Ctrl-C stops)")
 
-    _run(run_serve(settings, host, port, http=http, schedule=schedule, work=work, on_ready=ready,
+    run(run_serve(settings, host, port, http=http, schedule=schedule, work=work, on_ready=ready,
                    namespace=namespace))
 
 
@@ -85,7 +59,7 @@ def run_once(
         async with AsyncMemory() as memory:
             return await memory.run_jobs(sweep=sweep, wait_s=wait, namespace=namespace)
 
-    report = _run(go())
+    report = run(go())
     console.print(f"queued {report.enqueued}; done {len(report.done)}, retrying {len(report.retrying)}, "
                   f"dead {len(report.dead)}, lost {len(report.lost)}; {report.pending} still pending")
     for job_id in report.dead:
@@ -111,7 +85,7 @@ def list_jobs(
             return await memory.jobs(status, kind, namespace, limit)
 
     table = Table("id", "kind", "namespace", "target", "status", "attempts", "next / finished", "last error")
-    for job in _run(go()):
+    for job in run(go()):
         when = job.finished_at if job.status in ("done", "dead") else job.next_attempt_at
         error = escape((job.last_error or "")[:80])
         table.add_row(job.id, job.kind, job.namespace, job.target, job.status, str(job.attempts), _when(when), error)
@@ -126,7 +100,7 @@ def retry(job_id: str = typer.Argument(...)) -> None:
         async with AsyncMemory() as memory:
             return await memory.retry_job(job_id)
 
-    job = _run(go())
+    job = run(go())
     if job is None:
         err.print(f"[red]error:[/] no job {job_id!r}, or it is running")
         raise typer.Exit(1)
@@ -152,7 +126,7 @@ def purge(
             queue = JobQueue(memory.store, memory.settings.jobs)
             return await queue.purge(status, timedelta(days=older_than_days), namespace)
 
-    console.print(f"deleted {_run(go())} job(s)")
+    console.print(f"deleted {run(go())} job(s)")
 
 
 @jobs_app.command("enqueue")
@@ -169,7 +143,7 @@ def enqueue(
             return await memory.enqueue_job(kind, namespace, target, rerun=rerun)
 
     try:
-        job = _run(go())
+        job = run(go())
     except ValueError as exc:
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from None
@@ -211,7 +185,7 @@ def reindex(
     if session and not namespace:
         err.print("[red]error:[/] --session needs --namespace")
         raise typer.Exit(2)
-    after = _instant(since, "--since")
+    after = instant(since, "--since")
 
     async def go() -> dict[str, int]:
         from ingest.jobs import JobQueue
@@ -222,7 +196,7 @@ def reindex(
             return await enqueue_reindex(memory, queue, stale=stale, since=after, namespace=namespace,
                                          session_id=session)
 
-    counts = _run(go())
+    counts = run(go())
     if not counts:
         console.print("no registered job kind can be reindexed; nothing queued")
         return
