@@ -22,6 +22,7 @@ neo4j: install
 
 demo: neo4j
 	$(KG) demo
+	$(PY) examples/serve_demo.py
 
 test: neo4j
 	$(PY) -m pytest
