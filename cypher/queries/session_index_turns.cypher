@@ -1,6 +1,6 @@
 // Every turn of one session, in order, with what summarizing needs (its vector, its context key).
 MATCH (t:Turn)
-WHERE t.namespace = $namespace AND t.session_id = $session_id
+WHERE t.namespace = $namespace AND t.session_id = $session_id AND t.idx IS NOT NULL  // seeks turn_session
 RETURN t.id AS id, t.idx AS idx, t.role AS role, t.speaker AS speaker, t.text AS text, t.ts AS ts,
        t.embedding AS embedding, t.context_text AS context_text
 ORDER BY t.idx
