@@ -1,4 +1,5 @@
-"""HTTP routes for turns: ingest (validated item by item), sessions, search."""
+"""HTTP routes for turns: ingest (validated item by item), sessions and their summaries, search
+(turns by strategy or retrieval recipe, sessions, memories) and recall."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from fastapi import HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
 
 from kg.http import error_response, validation_detail
-from kg.http_routes import Existing, Mem, Namespace, memory_of, scoped
+from kg.http_routes import Existing, Instant, Mem, Namespace, memory_of, scoped, utc
+from kg.memory import AsyncMemory
 from kg.models import Message, Role, Session, Turn, TurnHit
+from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 
 class MessageIn(BaseModel):
@@ -133,24 +136,76 @@ async def list_sessions(namespace: Existing, memory: Mem, limit: int = Query(20,
     return await memory.sessions(namespace, limit)
 
 
-@scoped.get("/sessions/{session_id}", response_model=SessionTurns, tags=["sessions"])
-async def get_session(namespace: Existing, session_id: str, memory: Mem) -> SessionTurns:
-    """One session and its turns in order."""
+async def _session_of(memory: AsyncMemory, namespace: str, session_id: str) -> Session:
     session = await memory.session(namespace, session_id)
     if session is None:
         raise HTTPException(404, [{"field": "session_id", "message": f"no session {session_id!r} in {namespace!r}"}])
+    return session
+
+
+@scoped.get("/sessions/{session_id}", response_model=SessionTurns, tags=["sessions"])
+async def get_session(namespace: Existing, session_id: str, memory: Mem) -> SessionTurns:
+    """One session and its turns in order."""
+    session = await _session_of(memory, namespace, session_id)
     return SessionTurns(session=session, turns=await memory.turns(namespace, session_id))
 
 
-SearchStrategy = Literal["vector", "fulltext"]
+@scoped.post("/sessions/{session_id}/close", response_model=Summary, tags=["sessions"])
+async def close_session(namespace: Existing, session_id: str, memory: Mem) -> Summary:
+    """Close the session and summarize it from its first turn; the summary replaces the previous
+    one (version + 1). 404 for an unknown session (or one without turns)."""
+    await _session_of(memory, namespace, session_id)
+    summary = await memory.close_session(namespace, session_id)
+    if summary is None:
+        raise HTTPException(404, [{"field": "session_id", "message": f"session {session_id!r} has no turns"}])
+    return summary
 
 
-@scoped.get("/search", response_model=list[TurnHit], tags=["search"])
+@scoped.get("/sessions/{session_id}/summaries", response_model=list[Summary], tags=["sessions"])
+async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
+                            include_expired: bool = False) -> list[Summary]:
+    """The session's current summaries (session, windows, rollups); `include_expired`: also the
+    versions they replaced."""
+    await _session_of(memory, namespace, session_id)
+    return await memory.summaries(namespace, session_id, include_expired)
+
+
+SearchStrategy = Literal["vector", "fulltext", "flat", "bm25", "hybrid", "hierarchical"]
+Q = Query(min_length=1, max_length=2000, description="What to look for.")
+K_DOC = "How many results (1..100)."
+
+
+@scoped.get("/search", response_model=list[TurnHit | RankedTurn], tags=["search"])
 async def search(
     namespace: Existing, memory: Mem,
-    q: str = Query(min_length=1, max_length=2000, description="What to look for."),
+    q: str = Q,
     k: int = Query(10, ge=1, le=200),
-    strategy: SearchStrategy = Query("vector", description="vector (cosine) or fulltext (BM25) over turns."),
-) -> list[TurnHit]:
-    """Turns of the namespace ranked by the chosen strategy."""
-    return await memory.search_turns(namespace, q, k, strategy)
+    strategy: SearchStrategy = Query("vector", description="vector (cosine) or fulltext (BM25) over turns; or a "
+                                     "retrieval recipe: flat, bm25, hybrid, hierarchical (hits carry `recipe`)."),
+) -> list[TurnHit] | list[RankedTurn]:
+    """Turns of the namespace ranked by the chosen strategy or recipe."""
+    if strategy in ("vector", "fulltext"):
+        return await memory.search_turns(namespace, q, k, strategy)
+    return await memory.retrieve(namespace, q, k, strategy)
+
+
+@scoped.get("/search/sessions", response_model=list[SessionHit], tags=["search"])
+async def search_sessions(namespace: Existing, memory: Mem, q: str = Q,
+                          k: int = Query(5, ge=1, le=100, description=K_DOC)) -> list[SessionHit]:
+    """Sessions about `q` ("what did we discuss about X?"), each with its summary and best turns."""
+    return await memory.search_sessions(namespace, q, k)
+
+
+@scoped.get("/search/memories", response_model=list[MemoryHit], tags=["search"])
+async def search_memories(namespace: Existing, memory: Mem, q: str = Q,
+                          k: int = Query(10, ge=1, le=100, description=K_DOC)) -> list[MemoryHit]:
+    """Facts and turns about `q` ("what did we decide about X?"), one score each."""
+    return await memory.search_memories(namespace, q, k)
+
+
+@scoped.get("/recall", response_model=list[MemoryHit], tags=["search"])
+async def recall(namespace: Existing, memory: Mem, q: str = Q,
+                 k: int = Query(10, ge=1, le=100, description=K_DOC), as_of: Instant = None) -> list[MemoryHit]:
+    """Turns, facts and summaries ranked by one score (similarity + graph relevance + confidence);
+    superseded facts excluded; `as_of` asks about that moment."""
+    return await memory.recall(namespace, q, k, utc(as_of))

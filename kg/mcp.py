@@ -26,6 +26,7 @@ from kg.correction_models import CoreRules
 from kg.facts_models import FactView, RememberResult
 from kg.memory import AsyncMemory
 from kg.models import TurnHit, as_utc
+from kg.recall_models import MemoryHit, SessionHit
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -93,6 +94,24 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
                            method: Literal["vector", "fulltext"] = "vector") -> list[TurnHit]:
         """Past conversation turns most relevant to `query` (vector: by meaning; fulltext: by words)."""
         return await open_(ctx, namespace).search_turns(namespace, query, max(1, min(k, 100)), method)
+
+    @server.tool()
+    async def search_sessions(namespace: str, query: str, ctx: Context, k: int = 5) -> list[SessionHit]:
+        """Past sessions about `query` ("what did we discuss about X?"), each with its summary and
+        best-matching turns, best first."""
+        return await open_(ctx, namespace).search_sessions(namespace, query, max(1, min(k, 100)))
+
+    @server.tool()
+    async def search_memories(namespace: str, query: str, ctx: Context, k: int = 10) -> list[MemoryHit]:
+        """Facts and turns about `query` ("what did we decide about X?"), one score each."""
+        return await open_(ctx, namespace).search_memories(namespace, query, max(1, min(k, 100)))
+
+    @server.tool()
+    async def recall(namespace: str, query: str, ctx: Context, k: int = 10,
+                     as_of: datetime | None = None) -> list[MemoryHit]:
+        """Turns, facts and summaries relevant to `query`, ranked by one score (similarity, closeness
+        to the entities it names, fact confidence); superseded facts left out. `as_of`: as at that moment."""
+        return await open_(ctx, namespace).recall(namespace, query, max(1, min(k, 100)), _instant(as_of))
 
     @server.tool()
     async def remember(namespace: str, subject: str, predicate: str, object: str, ctx: Context,

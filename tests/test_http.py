@@ -185,6 +185,14 @@ BAD_INPUTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
     ("job list with bad status", "GET", "/jobs", {"params": {"status": "sleeping"}}, 422, "status"),
     ("correction of unknown type", "POST", "/corrections",
      {"json": {"session_id": "s", "rule_text": "r", "correction_type": "vibes"}}, 422, "correction_type"),
+    ("search with unknown recipe", "GET", "/search", {"params": {"q": "x", "strategy": "magic"}}, 422, "strategy"),
+    ("session search with k 0", "GET", "/search/sessions", {"params": {"q": "x", "k": 0}}, 422, "k"),
+    ("session search without q", "GET", "/search/sessions", {}, 422, "q"),
+    ("memory search with k 101", "GET", "/search/memories", {"params": {"q": "x", "k": 101}}, 422, "k"),
+    ("recall with k not a number", "GET", "/recall", {"params": {"q": "x", "k": "many"}}, 422, "k"),
+    ("recall with bad as_of", "GET", "/recall", {"params": {"q": "x", "as_of": "last tuesday"}}, 422, "as_of"),
+    ("close of unknown session", "POST", "/sessions/nope/close", {}, 404, "session_id"),
+    ("summaries of unknown session", "GET", "/sessions/nope/summaries", {}, 404, "session_id"),
 ]
 
 
@@ -255,6 +263,56 @@ async def test_injection_looking_text_is_stored_verbatim(api: httpx.AsyncClient,
     assert await memory.session(namespace, "inj") is not None  # and the graph is still there
 
 
+# -- sessions, summaries and recall -----------------------------------------------------------
+async def test_session_search_recall_and_summaries(api: httpx.AsyncClient, namespace: str) -> None:
+    base = f"/v1/namespaces/{namespace}"
+    db = [msg("We compared PostgreSQL and TimescaleDB for the analytics database.", 0),
+          msg("TimescaleDB hypertables make the time-series queries fast.", 1),
+          msg("So the database for analytics is TimescaleDB.", 2)]
+    trip = [msg("I am planning a trip to Lisbon in May.", 30), msg("Which beaches near Lisbon are good?", 31),
+            msg("Cascais has a lovely beach and the train from Lisbon is quick.", 32)]
+    for sid, turns in (("db", db), ("trip", trip)):
+        r = await api.post(f"{base}/sessions", json={"session_id": sid, "turns": turns})
+        assert r.status_code == 200, r.text
+
+    hits = (await api.get(f"{base}/search/sessions", params={"q": "beaches near Lisbon", "k": 2})).json()
+    assert hits[0]["session"]["id"] == "trip" and hits[0]["turns"], hits
+    assert {"session", "summary", "score", "turns"} <= set(hits[0])
+    hits = (await api.get(f"{base}/search/sessions", params={"q": "time-series database"})).json()
+    assert hits[0]["session"]["id"] == "db"
+
+    for strategy in ("flat", "bm25", "hybrid", "hierarchical"):
+        r = await api.get(f"{base}/search", params={"q": "Cascais beach", "k": 3, "strategy": strategy})
+        assert r.status_code == 200, r.text
+        assert r.json() and all(h["recipe"] == strategy and h["turn"]["namespace"] == namespace for h in r.json())
+        assert "Cascais" in r.json()[0]["turn"]["text"], (strategy, r.json())
+
+    r = await api.post(f"{base}/facts", json={"subject": "user", "predicate": "prefers_database",
+                                              "object": "TimescaleDB", "valid_from": T0})
+    assert r.status_code == 200, r.text
+    hits = (await api.get(f"{base}/recall", params={"q": "which database does the user prefer?", "k": 10})).json()
+    facts = [h for h in hits if h["kind"] == "fact"]
+    assert facts and facts[0]["fact"]["object_value"] == "TimescaleDB", hits
+    assert all({"kind", "id", "text", "score", "similarity", "graph", "confidence"} <= set(h) for h in hits)
+    before = (await api.get(f"{base}/recall", params={"q": "which database does the user prefer?",
+                                                      "as_of": "2025-04-01T00:00:00Z"})).json()
+    assert not [h for h in before if h["kind"] == "fact"]  # not yet true then
+    memories = (await api.get(f"{base}/search/memories", params={"q": "analytics database", "k": 5})).json()
+    assert memories and {h["kind"] for h in memories} <= {"turn", "fact"}
+
+    first = await api.post(f"{base}/sessions/trip/close")
+    assert first.status_code == 200, first.text
+    assert first.json()["version"] == 1 and first.json()["session_id"] == "trip" and first.json()["text"]
+    r = await api.post(f"{base}/sessions", json={"session_id": "trip", "turns": [msg("And Sintra for a day.", 40)]})
+    assert r.status_code == 200
+    second = (await api.post(f"{base}/sessions/trip/close")).json()
+    assert second["version"] == 2 and second["slot"] == first.json()["slot"]
+    current = (await api.get(f"{base}/sessions/trip/summaries")).json()
+    assert [s["version"] for s in current if s["kind"] == "session"] == [2]
+    every = (await api.get(f"{base}/sessions/trip/summaries", params={"include_expired": True})).json()
+    assert sorted(s["version"] for s in every if s["kind"] == "session") == [1, 2]
+
+
 # -- keys and namespace scoping ---------------------------------------------------------------
 @pytest.fixture
 async def keyed(memory: AsyncMemory, namespace: str) -> AsyncIterator[tuple[httpx.AsyncClient, str, str]]:
@@ -279,6 +337,9 @@ async def test_a_key_for_namespace_a_can_never_read_b(keyed: tuple[httpx.AsyncCl
                           json={"subject": "user", "predicate": "secret", "object": ns})
     scoped = [r for r in http_routes.scoped.routes if r.path.startswith("/v1/namespaces/{namespace}")]
     assert len(scoped) >= 8
+    paths = {r.path.removeprefix("/v1/namespaces/{namespace}") for r in scoped}
+    assert {"/sessions/{session_id}/close", "/sessions/{session_id}/summaries", "/search/sessions",
+            "/search/memories", "/recall"} <= paths  # the new retrieval routes are checked below too
     for route in scoped:
         for method in route.methods - {"HEAD"}:
             path = route.path.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1")

@@ -24,7 +24,7 @@ from kg.http import create_app
 from kg.mcp import LocalScope, build_server
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"remember", "facts_as_of", "core_rules", "search_turns"}
+TOOLS = {"remember", "facts_as_of", "core_rules", "search_turns", "search_sessions", "search_memories", "recall"}
 
 
 def data(result: Any) -> Any:
@@ -53,6 +53,38 @@ async def test_tools_in_process(memory: AsyncMemory, namespace: str) -> None:
         assert [f["object_value"] for f in now] == ["Lisbon"]
         rules = data(await client.call_tool("core_rules", {"namespace": namespace}))
         assert rules["namespace"] == namespace and rules["rules"] == []
+
+
+async def test_retrieval_tools_in_process(memory: AsyncMemory, namespace: str) -> None:
+    t0 = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)
+    sessions = {"db": ["We compared PostgreSQL and TimescaleDB for the analytics database.",
+                       "So the database for analytics is TimescaleDB."],
+                "trip": ["I am planning a trip to Lisbon in May.", "Which beaches near Lisbon are good?",
+                         "Cascais has a lovely beach and the train from Lisbon is quick."]}
+    for n, (sid, texts) in enumerate(sessions.items()):
+        await memory.add_turns(namespace, sid, [{"role": "user", "text": t, "ts": t0.replace(hour=12 + n, minute=i)}
+                                                for i, t in enumerate(texts)])
+    async with Client(build_server(LocalScope([namespace], opened=memory))) as client:
+        hits = data(await client.call_tool("search_sessions", {"namespace": namespace, "query": "beaches near Lisbon",
+                                                               "k": 2}))
+        assert hits[0]["session"]["id"] == "trip" and hits[0]["turns"]
+        done = data(await client.call_tool("remember", {"namespace": namespace, "subject": "user",
+                                                        "predicate": "prefers_database", "object": "TimescaleDB",
+                                                        "valid_from": "2025-05-01T00:00:00Z"}))
+        assert done["decision"] == "added"
+        hits = data(await client.call_tool("recall", {"namespace": namespace,
+                                                      "query": "which database does the user prefer?"}))
+        facts = [h for h in hits if h["kind"] == "fact"]
+        assert facts and facts[0]["fact"]["object_value"] == "TimescaleDB", hits
+        before = data(await client.call_tool("recall", {"namespace": namespace, "query": "which database?",
+                                                        "as_of": "2025-04-01T00:00:00Z"}))
+        assert not [h for h in before if h["kind"] == "fact"]
+        memories = data(await client.call_tool("search_memories", {"namespace": namespace,
+                                                                   "query": "analytics database", "k": 5}))
+        assert memories and {h["kind"] for h in memories} <= {"turn", "fact"}
+        for tool in ("search_sessions", "search_memories", "recall"):
+            denied = await client.call_tool(tool, {"namespace": namespace + "-b", "query": "database"})
+            assert denied.is_error and "may not use namespace" in denied.content[0].text, tool
 
 
 async def test_stdio_scope_limits_namespaces(memory: AsyncMemory, namespace: str) -> None:
@@ -101,7 +133,8 @@ async def test_streamable_http_scopes_tools_by_key(memory: AsyncMemory, namespac
                                                             "predicate": "secret", "object": "a"}))
             assert done["decision"] == "added"
             for tool, args in (("facts_as_of", {"subject": "user"}), ("core_rules", {}),
-                               ("search_turns", {"query": "secret"}),
+                               ("search_turns", {"query": "secret"}), ("search_sessions", {"query": "secret"}),
+                               ("search_memories", {"query": "secret"}), ("recall", {"query": "secret"}),
                                ("remember", {"subject": "user", "predicate": "p", "object": "o"})):
                 denied = await client.call_tool(tool, {"namespace": other, **args})
                 assert denied.is_error and "may not use namespace" in denied.content[0].text, tool
