@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Mapping, Protocol, get_args
+from typing import Any, Iterable, Mapping, Protocol, Sequence, get_args
 
 from ingest.temporal import (
     FUNCTIONAL_PREDICATES,
@@ -43,13 +43,17 @@ class _NoSlot(Exception):
 
 
 class PredicateResolver(Protocol):
-    """Decides the cardinality of a predicate neither the defaults nor `[memory.predicates]` know.
+    """Decides the cardinality of a predicate neither the defaults nor `[memory.predicates]` know,
+    for one write: `new_value` is asserted while `current_values` hold.
 
-    The hook for the LLM contradiction judge (a later issue). Without one, unknown predicates
-    are multi-valued: a new value never ends another.
+    Without one, unknown predicates are multi-valued: a new value never ends another. The LLM
+    implementation (`ingest.llm_judges.LLMPredicateResolver`, set by `AsyncMemory` when an LLM is
+    configured) answers "one" when the new value contradicts a current one, so it supersedes it;
+    None (or a failed call) keeps the predicate multi-valued.
     """
 
-    async def cardinality(self, namespace: str, predicate: str) -> Cardinality | None: ...
+    async def cardinality(self, namespace: str, predicate: str, *, subject: str = "", new_value: str = "",
+                          current_values: Sequence[str] = ()) -> Cardinality | None: ...
 
 
 def _native(value: Any) -> Any:
@@ -81,13 +85,22 @@ class FactWriter:
         self.overrides = {predicate_key(p): c for p, c in settings.memory.predicates.items()}
         self.resolver = resolver
 
-    async def registry_for(self, namespace: str, predicate: str) -> PredicateRegistry:
+    async def registry_for(self, namespace: str, predicate: str, *, subject_key: str = "", new_value: str = "",
+                           tx: Tx | None = None) -> tuple[PredicateRegistry, str | None]:
+        """The registry for one write, and who decided an unknown predicate's cardinality (None: the default)."""
         known = predicate in self.overrides or predicate in FUNCTIONAL_PREDICATES
         if not known and self.resolver is not None:
-            decided = await self.resolver.cardinality(namespace, predicate)
+            current: list[str] = []
+            if new_value:
+                slot = {"namespace": namespace, "subject_key": subject_key, "predicate": predicate}
+                rows = await (tx.run if tx is not None else self.store.read)("queries/fact_slot_current", **slot)
+                current = [r["value"] for r in rows]
+            decided = await self.resolver.cardinality(namespace, predicate, subject=subject_key, new_value=new_value,
+                                                      current_values=current)
             if decided is not None:
-                return PredicateRegistry({**self.overrides, predicate: decided})
-        return PredicateRegistry(self.overrides)
+                by = getattr(self.resolver, "name", None) or type(self.resolver).__name__
+                return PredicateRegistry({**self.overrides, predicate: decided}), by
+        return PredicateRegistry(self.overrides), None
 
     async def remember(
         self,
@@ -121,11 +134,13 @@ class FactWriter:
             raise ValueError("the object of a fact cannot be blank")
         subject_name = " ".join(subject.split())
         key, pred = entity_key(subject), predicate_key(predicate)
-        registry = await self.registry_for(namespace, pred)
+        registry, cardinality_by = await self.registry_for(
+            namespace, pred, subject_key=key, new_value=value if op == "assert" else "", tx=tx)
         event_row: dict[str, Any] = {
             "id": event_id or f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key, "predicate": pred,
             "op": op, "object_value": value, "object_type": object_type, "source": source,
             "extractor": extractor, "prompt_version": prompt_version, "object_key": object_key,
+            "cardinality_by": cardinality_by,  # e.g. "fake:claude-haiku-4-5:predicate-contradiction-v1"
         }
         subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": subject_type}
         turn_ids = list(dict.fromkeys(evidence_turn_ids))

@@ -19,7 +19,7 @@ from ingest.job_kinds import KINDS
 from ingest.jobs import JobQueue
 from ingest.turns import TurnWriter
 from ingest.worker import run_once
-from kg.config import Settings, load_settings
+from kg.config import Settings, api_key_from_env, load_settings
 from kg.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
@@ -41,6 +41,14 @@ if TYPE_CHECKING:
 SearchMethod = Literal["vector", "fulltext"]
 
 
+def _llm_configured(settings: Settings) -> bool:
+    """Whether `[memory.indexing] backend` resolves to an LLM service, the rule `extractor_for` uses."""
+    backend = settings.memory.indexing.backend
+    if backend == "auto":
+        return api_key_from_env("anthropic") is not None
+    return backend in settings.llm.services
+
+
 class AsyncMemory:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or load_settings()
@@ -52,6 +60,7 @@ class AsyncMemory:
         self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
         self.summarizer: Any = None  # ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
         self.entity_adjudicator: Any = None  # dedup stage 5 (mention, candidates) -> id; None: from the settings
+        self._llm_hooks: list[Any] = []  # the hooks above that open() set from [memory.indexing] backend
 
     async def __aenter__(self) -> "AsyncMemory":
         await self.open()
@@ -78,9 +87,19 @@ class AsyncMemory:
             await store.close()
             raise
         self._store = store
+        if _llm_configured(self.settings):  # the three hooks left None get their LLM implementation
+            from ingest.llm_judges import install  # loads the LLM SDKs: only when an LLM is configured
+
+            self._llm_hooks = install(self)
         self._writer = TurnWriter(store, self._embedder, self.settings)
 
     async def close(self) -> None:
+        hooks, self._llm_hooks = self._llm_hooks, []
+        for hook in hooks:
+            for attr in ("predicate_resolver", "correction_judge", "correction_labeler"):
+                if getattr(self, attr) is hook:
+                    setattr(self, attr, None)
+            await hook.aclose()
         if self._store is not None:
             await self._store.close()
             self._store = None

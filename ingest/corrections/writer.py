@@ -138,7 +138,7 @@ class CorrectionWriter:
             state = CorrectionState(props["confidence"], 1, seen, seen, props["half_life_days"])
             status: CorrectionStatus = status_at(state, seen, self.cfg)
             row = {**props, "id": target_id, "reinforcement_count": 1, "first_seen_at": seen, "last_seen_at": seen,
-                   "status": status}
+                   "status": status, "decided_by": plan.decided_by}  # "policy" or the judge (with its prompt version)
             await tx.run("queries/correction_create", props=row, embedding=vector)
             count = 1
         else:

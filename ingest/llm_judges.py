@@ -1,0 +1,268 @@
+"""The LLM behind three write-time hooks, through the same instructor backends as extraction.
+
+- `LLMPredicateResolver` (`predicate-contradiction-v1`): for a predicate neither the defaults nor
+  `[memory.predicates]` know, does the new value contradict a current one? Yes: the predicate is
+  functional for this write (the old value is superseded); otherwise it stays multi-valued.
+- `LLMCorrectionJudge` (`correction-audn-v1`): ADD / UPDATE (reinforce) / DELETE (invalidate) /
+  NOOP for an incoming correction against its neighbours, as a `Verdict`.
+- `LLMClusterLabeler` (`cluster-label-v1`): a short name for a cluster of corrections.
+
+Each is a small versioned prompt paired with its response model, asked through `LLMExtractor`'s
+client with its transport retries and redaction. Any failure logs a warning (no keys: reasons are
+redacted) and returns None, so the deterministic behaviour decides and no write is lost.
+`install(memory)` sets all three when `[memory.indexing] backend` resolves to an LLM service, by
+the rule `extractor_for` uses; offline leaves them None.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr
+
+from ingest.corrections.policy import Candidate, Neighbour, Verdict
+from ingest.extraction.extractor import Usage
+from ingest.extraction.llm import LLMExtractor, _Transient, _UsageMeter
+from ingest.temporal import Cardinality
+from kg.config import LLMService, Settings, api_key_from_env
+
+if TYPE_CHECKING:
+    from kg.memory import AsyncMemory
+
+log = logging.getLogger(__name__)
+
+PREDICATE_CONTRADICTION_V1 = "predicate-contradiction-v1"
+CORRECTION_AUDN_V1 = "correction-audn-v1"
+CLUSTER_LABEL_V1 = "cluster-label-v1"
+Messages = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    version: str
+    build: Callable[..., Messages]
+    response_model: type[BaseModel]
+
+
+# -- predicate-contradiction-v1 ------------------------------------------------------------------
+
+class Contradiction(BaseModel):
+    """Whether the new value contradicts (replaces) a value currently believed."""
+
+    contradicts: bool = Field(description="True when the new value and a current value cannot both hold now.")
+    reason: str = Field("", description="One short sentence.")
+
+
+_CONTRADICTION_SYSTEM_V1 = """\
+You maintain the long-term memory of an AI assistant as subject / predicate / object facts. A new \
+fact arrives for a predicate whose cardinality is unknown. Decide whether the new value contradicts \
+one of the values currently believed, i.e. the subject can have only one of them at a time (a \
+favorite, a current employer, a home city), so the new value replaces the old one. Values that \
+can hold together (languages spoken, hobbies, things owned) do not contradict. Say false when unsure."""
+
+
+def predicate_contradiction_v1(subject: str, predicate: str, new_value: str, current: Sequence[str]) -> Messages:
+    lines = [f"Subject: {subject}", f"Predicate: {predicate}", "Currently believed values:"]
+    lines += [f"- {v}" for v in current]
+    lines += [f"New value: {new_value}", "", "Does the new value contradict a currently believed value?"]
+    return [{"role": "system", "content": _CONTRADICTION_SYSTEM_V1}, {"role": "user", "content": "\n".join(lines)}]
+
+
+PREDICATE_CONTRADICTION = JudgePrompt(PREDICATE_CONTRADICTION_V1, predicate_contradiction_v1, Contradiction)
+
+
+# -- correction-audn-v1 --------------------------------------------------------------------------
+
+class Invalidation(BaseModel):
+    neighbour: int = Field(description="Number of the existing correction the new one invalidates.")
+    link: Literal["contradicts", "supersedes"] = Field(
+        description="contradicts: they conflict; supersedes: the new one is a refined replacement.")
+
+
+class AUDNVerdict(BaseModel):
+    """ADD / UPDATE / DELETE / NOOP for a new correction, against numbered existing ones."""
+
+    action: Literal["add", "reinforce", "invalidate", "noop"] = Field(
+        description="add: new rule; reinforce: restates an existing one (UPDATE); invalidate: the new "
+                    "rule replaces the ones in `invalidate` (DELETE); noop: nothing new.")
+    target: int | None = Field(None, description="For reinforce/noop: the number of the existing correction.")
+    invalidate: list[Invalidation] = Field(default_factory=list, description="Existing corrections it invalidates.")
+    reason: str = Field("", description="One short sentence.")
+
+
+_AUDN_SYSTEM_V1 = """\
+You maintain the rules an AI assistant learned from its user's corrections. A new correction \
+arrives; numbered existing corrections are similar to it. Decide:
+- reinforce (UPDATE): it restates existing correction `target`;
+- noop: it adds nothing to existing correction `target`;
+- invalidate (DELETE): it contradicts or supersedes the existing corrections listed in \
+`invalidate`; the new one is stored and they stop applying;
+- add: it is a new rule (it may still list corrections it invalidates).
+Only use the numbers shown. Prefer add when unsure."""
+
+
+def correction_audn_v1(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Messages:
+    lines = [f'New correction ({candidate.correction_type}): "{candidate.rule_text}"', "", "Existing corrections:"]
+    lines += [f'{i}. "{n.rule_text}" (similarity {n.similarity:.2f}, reinforced {n.reinforcement_count}x)'
+              for i, n in enumerate(neighbours, 1)]
+    lines += ["", "What should happen to the new correction?"]
+    return [{"role": "system", "content": _AUDN_SYSTEM_V1}, {"role": "user", "content": "\n".join(lines)}]
+
+
+CORRECTION_AUDN = JudgePrompt(CORRECTION_AUDN_V1, correction_audn_v1, AUDNVerdict)
+
+
+# -- cluster-label-v1 ----------------------------------------------------------------------------
+
+class ClusterLabel(BaseModel):
+    label: str = Field(description="A short name (2 to 6 words) for what the rules have in common.")
+
+
+_LABEL_SYSTEM_V1 = """\
+You name groups of rules an AI assistant learned from its user's corrections. Give a short label \
+(2 to 6 words, no quotes, no trailing period) saying what the rules of the group have in common."""
+
+
+def cluster_label_v1(rule_texts: Sequence[str]) -> Messages:
+    user = "Rules:\n" + "\n".join(f"- {t}" for t in rule_texts) + "\n\nName this group."
+    return [{"role": "system", "content": _LABEL_SYSTEM_V1}, {"role": "user", "content": user}]
+
+
+CLUSTER_LABEL = JudgePrompt(CLUSTER_LABEL_V1, cluster_label_v1, ClusterLabel)
+
+
+# -- the shared client ---------------------------------------------------------------------------
+
+class LLMAsker(LLMExtractor):
+    """One structured question with extraction's client, transport retries and redaction."""
+
+    def __init__(self, name: str, service: LLMService, prompt: JudgePrompt, *, api_key: SecretStr | None = None
+                 ) -> None:
+        super().__init__(name, service, api_key=api_key)
+        self.judge_prompt = prompt
+        self.prompt_version = prompt.version
+        self.usage = Usage()  # answered calls and tokens, summed over this hook's life
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend}:{self.model}:{self.prompt_version}"
+
+    async def ask(self, *args: Any, max_tokens: int = 512) -> Any | None:
+        """The answer, or None (warning logged) when the call failed after its retries."""
+        meter = _UsageMeter()
+        attempts = self._service.transport_retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                answer = await self._client.create(
+                    response_model=self.judge_prompt.response_model, messages=self.judge_prompt.build(*args),
+                    max_retries=self._service.max_retries, strict=False, hooks=meter.hooks,
+                    model=self.model, max_tokens=min(self._service.max_tokens, max_tokens))
+                self.usage = self.usage + meter.usage
+                return answer
+            except Exception as exc:  # noqa: BLE001 - classified below
+                failure = self._classify(exc)
+            if isinstance(failure, _Transient) and attempt < attempts:
+                await asyncio.sleep(self._delay(attempt, failure.retry_after))
+                continue
+            reason = failure.reason if isinstance(failure, _Transient) else failure
+            self.usage = self.usage + meter.usage
+            log.warning("%s by %s:%s failed (%s); the deterministic rule decides", self.prompt_version,
+                        self.backend, self.model, reason)
+            return None
+        raise AssertionError("unreachable")
+
+
+class LLMPredicateResolver(LLMAsker):
+    """`PredicateResolver`: "one" for this write when the new value contradicts a current one."""
+
+    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None) -> None:
+        super().__init__(name, service, PREDICATE_CONTRADICTION, api_key=api_key)
+
+    async def cardinality(self, namespace: str, predicate: str, *, subject: str = "", new_value: str = "",
+                          current_values: Sequence[str] = ()) -> Cardinality | None:
+        others = [v for v in dict.fromkeys(current_values) if v.casefold() != new_value.casefold()]
+        if not others or not new_value:
+            return None  # nothing it could contradict
+        answer = await self.ask(subject, predicate, new_value, others)
+        return "one" if answer is not None and answer.contradicts else None
+
+
+class LLMCorrectionJudge(LLMAsker):
+    """`CorrectionJudge`: AUDN by the LLM; None (the policy decides) without neighbours or on failure."""
+
+    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None) -> None:
+        super().__init__(name, service, CORRECTION_AUDN, api_key=api_key)
+
+    async def judge(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Verdict | None:
+        if not neighbours:
+            return None  # nothing to compare with: the policy adds it
+        shown = list(neighbours)
+        answer = await self.ask(candidate, shown)
+        if answer is None:
+            return None
+
+        def pick(number: int | None) -> str | None:
+            return shown[number - 1].id if number is not None and 1 <= number <= len(shown) else None
+
+        invalidate = [(pick(i.neighbour), i.link) for i in answer.invalidate]
+        if any(i is None for i, _ in invalidate) or (answer.action in ("reinforce", "noop") and
+                                                     pick(answer.target) is None):
+            log.warning("%s named an unknown correction; the policy decides", self.prompt_version)
+            return None
+        return Verdict(answer.action, pick(answer.target),
+                       tuple((i, link) for i, link in dict.fromkeys(invalidate) if i is not None))
+
+
+class LLMClusterLabeler(LLMAsker):
+    """`ClusterLabeler`: the LLM's label; None (keyphrases) on failure or a blank answer."""
+
+    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None) -> None:
+        super().__init__(name, service, CLUSTER_LABEL, api_key=api_key)
+
+    async def label(self, rule_texts: Sequence[str]) -> str | None:
+        answer = await self.ask(list(rule_texts)[:20], max_tokens=128)
+        text = " ".join(answer.label.split()).strip(" .\"'") if answer is not None else ""
+        return text[:80] or None
+
+
+# -- wiring --------------------------------------------------------------------------------------
+
+def service_for(settings: Settings) -> tuple[str, LLMService, SecretStr | None] | None:
+    """The service `extractor_for` would use, or None when extraction is offline."""
+    backend, services = settings.memory.indexing.backend, settings.llm.services
+    if backend == "auto":
+        key = api_key_from_env("anthropic")
+        if key is None:
+            return None
+        name, service = next(((n, s) for n, s in services.items() if s.provider == "anthropic"),
+                             ("anthropic", LLMService()))
+        return name, service, key
+    if backend in services:
+        return backend, services[backend], None
+    return None
+
+
+def install(memory: "AsyncMemory") -> list[LLMAsker]:
+    """Set the hooks left None to their LLM implementations; returns those it created."""
+    found = service_for(memory.settings)
+    if found is None:
+        return []
+    name, service, key = found
+    made: list[LLMAsker] = []
+    try:
+        if memory.predicate_resolver is None:
+            memory.predicate_resolver = resolver = LLMPredicateResolver(name, service, api_key=key)
+            made.append(resolver)
+        if memory.correction_judge is None:
+            memory.correction_judge = judge = LLMCorrectionJudge(name, service, api_key=key)
+            made.append(judge)
+        if memory.correction_labeler is None:
+            memory.correction_labeler = labeler = LLMClusterLabeler(name, service, api_key=key)
+            made.append(labeler)
+    except ValueError as exc:  # no API key: the hooks stay deterministic
+        log.warning("LLM hooks not installed: %s", exc)
+    return made
