@@ -69,7 +69,10 @@ def kg(args: list[str], env: dict[str, str], timeout: float = 300) -> subprocess
 
 
 def env_with(**extra: str) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", **extra}
+    inherited = dict(os.environ)
+    if "KG_CONFIG" in extra:  # the spare server's file must win over any connection set in this shell
+        inherited = {k: v for k, v in inherited.items() if not k.startswith(("KG_NEO4J__", "NEO4J_"))}
+    return {**inherited, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", **extra}
 
 
 async def cypher(memory: AsyncMemory, query: str, **params: Any) -> list[dict[str, Any]]:
