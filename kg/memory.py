@@ -15,22 +15,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping
 
 from ingest.facts import FactWriter, PredicateResolver
-from ingest.job_kinds import KINDS
-from ingest.jobs import JobQueue
 from ingest.turns import TurnWriter
-from ingest.worker import run_once
 from kg.config import Settings, api_key_from_env, load_settings
-from kg.correction_models import (
-    ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
-)
 from kg.embeddings import Embedder, embedder_for
 from kg.facts_models import FactView, RememberResult
-from kg.indexing_models import IndexReport, SessionIndexReport
-from kg.job_models import Job, RunReport
 from kg.models import IngestReport, Message, Session, Turn, TurnHit
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
+from kg.memory_rules import RulesFacade
+from kg.memory_work import WorkFacade
 from kg.store import Store
-from queries import corrections as correction_queries
 from queries import facts as fact_queries
 from queries import turns as turn_queries
 
@@ -49,7 +42,7 @@ def _llm_configured(settings: Settings) -> bool:
     return backend in settings.llm.services
 
 
-class AsyncMemory:
+class AsyncMemory(RulesFacade, WorkFacade):
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or load_settings()
         self._store: Store | None = None
@@ -229,112 +222,6 @@ class AsyncMemory:
         """Every interval of the subject's facts, in valid-time order, with what superseded each."""
         return await fact_queries.history(self.store, self.settings.memory.confidence, namespace, subject,
                                           predicate, known_at, include_expired)
-
-    # -- corrections and rules -------------------------------------------------------------------
-    async def add_correction(
-        self,
-        namespace: str,
-        session_id: str,
-        rule_text: str,
-        original_behavior: str | None = None,
-        corrected_behavior: str | None = None,
-        correction_type: str = "preference",
-        seen_at: datetime | None = None,
-        evidence_turn_ids: Iterable[str] = (),
-        confidence: float | None = None,
-    ) -> CorrectionResult:
-        """Record that the user corrected the agent in `session_id` (the extractor's path too). Decides
-        added / reinforced / invalidated / noop against the namespace's similar corrections and
-        graduates the affected one. A session not stored yet is created. See README "Corrections and rules"."""
-        from ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
-
-        writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge)
-        return await writer.add(namespace, session_id, rule_text, original_behavior, corrected_behavior,
-                                correction_type, seen_at, evidence_turn_ids, confidence)
-
-    async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
-        """The user explicitly confirmed a correction: it becomes a rule (and decays slowly)."""
-        cfg = self.settings.memory.corrections
-        from ingest.corrections.writer import CorrectionWriter
-
-        await CorrectionWriter(self.store, self.embedder, cfg).confirm(namespace, correction_id, at)
-        view = await correction_queries.correction(self.store, cfg, namespace, correction_id, at)
-        assert view is not None
-        return view
-
-    async def core_rules(self, namespace: str, at: datetime | None = None) -> CoreRules:
-        """Rules and strong preferences standing at `at` (None: now); `.render()` gives a prompt block."""
-        return await correction_queries.core_rules(self.store, self.settings.memory.corrections, namespace, at)
-
-    async def corrections(
-        self, namespace: str, status: CorrectionStatus | None = None, include_invalidated: bool = False
-    ) -> list[CorrectionView]:
-        """Browse a namespace's corrections, most reinforced first, weights as of now."""
-        return await correction_queries.corrections(self.store, self.settings.memory.corrections, namespace,
-                                                    status, include_invalidated)
-
-    async def correction_clusters(self, namespace: str, limit: int = 10) -> list[ClusterView]:
-        """The most reinforced clusters found by the last `maintain_corrections`."""
-        return await correction_queries.top_clusters(self.store, namespace, limit)
-
-    async def maintain_corrections(self, namespace: str, now: datetime | None = None) -> MaintenanceReport:
-        """The nightly job: cluster, merge near-duplicates, resolve contradictions, promote and decay;
-        writes a JSON and a markdown report under `[memory.corrections.clustering] report_dir`."""
-        from ingest.corrections.maintain import maintain
-
-        return await maintain(self.store, self.settings.memory.corrections, namespace, now, self.correction_labeler)
-
-    # -- post-session indexing (ingest/indexing.py) --------------------------------------------
-    async def index_session(self, namespace: str, session_id: str) -> SessionIndexReport:
-        """Extract one session with the `[memory.indexing] backend` and write, in one transaction,
-        its entities (through the dedup resolver), MENTIONS links, facts, relationships, corrections
-        and decisions. Idempotent. When extraction fails nothing is written and the session is marked
-        `extraction_failed`. See README "Extraction and entity resolution"."""
-        from ingest.indexing import open_indexer
-
-        async with open_indexer(self) as indexer:
-            return await indexer.index_session(namespace, session_id)
-
-    async def index_pending(self, namespace: str | None = None, limit: int | None = None) -> IndexReport:
-        """Index the sessions that are closed (or idle for `[session] idle_minutes`) and not indexed by
-        the current extractor, model and prompt version, grown since, or failed (retried up to
-        `[memory.indexing] max_failures` times). `namespace` None: every namespace."""
-        from ingest.indexing import open_indexer
-
-        async with open_indexer(self) as indexer:
-            return await indexer.index_pending(namespace, limit)
-
-    # -- background jobs -------------------------------------------------------------------------
-    async def enqueue_job(
-        self, kind: str, namespace: str, target: str, params: Mapping[str, Any] | None = None, rerun: bool = False
-    ) -> Job:
-        """Queue background work for the workers (`kg serve`, `kg jobs run-once`). Idempotent: one
-        job per kind, namespace and target; a done job runs again only with `rerun`. Kinds are the
-        registered ones (`ingest.job_kinds.KINDS`). See README "Running as a service"."""
-        if kind not in KINDS:
-            raise ValueError(f"unknown job kind {kind!r}; registered: {', '.join(sorted(KINDS))}")
-        queue = JobQueue(self.store, self.settings.jobs)
-        return (await queue.enqueue(kind, namespace, target, dict(params or {}), rerun))[0]
-
-    async def jobs(
-        self, status: str | None = None, kind: str | None = None, namespace: str | None = None, limit: int = 50
-    ) -> list[Job]:
-        """Jobs, newest first; `status` is queued, running, done or dead (the dead letters)."""
-        return await JobQueue(self.store, self.settings.jobs).list(status, kind, namespace, limit)
-
-    async def job(self, job_id: str) -> Job | None:
-        return await JobQueue(self.store, self.settings.jobs).get(job_id)
-
-    async def retry_job(self, job_id: str) -> Job | None:
-        """Queue a dead (or waiting, or done) job to run now with fresh attempts; its saved passes
-        are kept, so it resumes. None when there is no such job or it is running."""
-        return await JobQueue(self.store, self.settings.jobs).retry(job_id)
-
-    async def run_jobs(self, sweep: bool = True, wait_s: float = 0.0, namespace: str | None = None) -> RunReport:
-        """Enqueue what the schedules find due (with `sweep`), then run jobs in this process until
-        none is due; `wait_s` also waits that long for retries and expired leases; `namespace`
-        limits both to one namespace."""
-        return await run_once(self, sweep, wait_s, namespace)
 
     # -- session summaries (ingest/summaries) ---------------------------------------------------
     def _session_summarizer(self) -> Any:

@@ -1,0 +1,83 @@
+"""`AsyncMemory`'s corrections and rules: the user's corrections, their graduation into rules,
+and the nightly upkeep (ingest/corrections, queries/corrections)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Iterable
+
+from kg.config import Settings
+from kg.correction_models import (
+    ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
+)
+from kg.embeddings import Embedder
+from kg.store import Store
+from queries import corrections as correction_queries
+
+if TYPE_CHECKING:
+    from ingest.corrections.maintain import ClusterLabeler
+    from ingest.corrections.policy import CorrectionJudge
+
+
+class RulesFacade:
+    """Mixed into `AsyncMemory`, which provides these attributes."""
+
+    settings: Settings
+    store: Store
+    embedder: Embedder
+    correction_judge: CorrectionJudge | None
+    correction_labeler: ClusterLabeler | None
+
+    # -- corrections and rules -------------------------------------------------------------------
+    async def add_correction(
+        self,
+        namespace: str,
+        session_id: str,
+        rule_text: str,
+        original_behavior: str | None = None,
+        corrected_behavior: str | None = None,
+        correction_type: str = "preference",
+        seen_at: datetime | None = None,
+        evidence_turn_ids: Iterable[str] = (),
+        confidence: float | None = None,
+    ) -> CorrectionResult:
+        """Record that the user corrected the agent in `session_id` (the extractor's path too). Decides
+        added / reinforced / invalidated / noop against the namespace's similar corrections and
+        graduates the affected one. A session not stored yet is created. See README "Corrections and rules"."""
+        from ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
+
+        writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge)
+        return await writer.add(namespace, session_id, rule_text, original_behavior, corrected_behavior,
+                                correction_type, seen_at, evidence_turn_ids, confidence)
+
+    async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
+        """The user explicitly confirmed a correction: it becomes a rule (and decays slowly)."""
+        cfg = self.settings.memory.corrections
+        from ingest.corrections.writer import CorrectionWriter
+
+        await CorrectionWriter(self.store, self.embedder, cfg).confirm(namespace, correction_id, at)
+        view = await correction_queries.correction(self.store, cfg, namespace, correction_id, at)
+        assert view is not None
+        return view
+
+    async def core_rules(self, namespace: str, at: datetime | None = None) -> CoreRules:
+        """Rules and strong preferences standing at `at` (None: now); `.render()` gives a prompt block."""
+        return await correction_queries.core_rules(self.store, self.settings.memory.corrections, namespace, at)
+
+    async def corrections(
+        self, namespace: str, status: CorrectionStatus | None = None, include_invalidated: bool = False
+    ) -> list[CorrectionView]:
+        """Browse a namespace's corrections, most reinforced first, weights as of now."""
+        return await correction_queries.corrections(self.store, self.settings.memory.corrections, namespace,
+                                                    status, include_invalidated)
+
+    async def correction_clusters(self, namespace: str, limit: int = 10) -> list[ClusterView]:
+        """The most reinforced clusters found by the last `maintain_corrections`."""
+        return await correction_queries.top_clusters(self.store, namespace, limit)
+
+    async def maintain_corrections(self, namespace: str, now: datetime | None = None) -> MaintenanceReport:
+        """The nightly job: cluster, merge near-duplicates, resolve contradictions, promote and decay;
+        writes a JSON and a markdown report under `[memory.corrections.clustering] report_dir`."""
+        from ingest.corrections.maintain import maintain
+
+        return await maintain(self.store, self.settings.memory.corrections, namespace, now, self.correction_labeler)
