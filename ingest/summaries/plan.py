@@ -10,13 +10,15 @@ are reused.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from ingest.extraction.chunking import CHARS_PER_TOKEN, estimate_tokens, turn_tokens
 from ingest.extraction.models import ChunkTurn
 from ingest.summaries.models import Part
 
 PART_OVERHEAD_TOKENS = 16
+T = TypeVar("T")
 _TRUNCATED = " … [truncated for summarization]"
 
 
@@ -28,22 +30,27 @@ def fit_turn(turn: ChunkTurn, budget: int) -> ChunkTurn:
     return turn.model_copy(update={"text": turn.text[:keep] + _TRUNCATED})
 
 
+def _pack(items: Sequence[T], cost: Callable[[T], int], max_items: int, budget: int) -> list[list[T]]:
+    """Consecutive groups of at most `max_items` items and `budget` tokens, in order (an item over
+    the budget alone is a group of one)."""
+    groups: list[list[T]] = []
+    current: list[T] = []
+    used = 0
+    for item in items:
+        size = cost(item)
+        if current and (len(current) >= max_items or used + size > budget):
+            groups.append(current)
+            current, used = [], 0
+        current.append(item)
+        used += size
+    if current:
+        groups.append(current)
+    return groups
+
+
 def windows(turns: Sequence[ChunkTurn], window_turns: int, budget: int) -> list[list[ChunkTurn]]:
     """Consecutive runs of at most `window_turns` turns and `budget` tokens, each turn fitted."""
-    out: list[list[ChunkTurn]] = []
-    current: list[ChunkTurn] = []
-    used = 0
-    for turn in turns:
-        turn = fit_turn(turn, budget)
-        cost = turn_tokens(turn)
-        if current and (len(current) >= window_turns or used + cost > budget):
-            out.append(current)
-            current, used = [], 0
-        current.append(turn)
-        used += cost
-    if current:
-        out.append(current)
-    return out
+    return _pack([fit_turn(t, budget) for t in turns], turn_tokens, window_turns, budget)
 
 
 def part_tokens(part: Part) -> int:
@@ -57,19 +64,7 @@ def fits_one_call(parts: Sequence[Part], fanout: int, budget: int) -> bool:
 def rollup_groups(parts: Sequence[Part], fanout: int, budget: int) -> list[list[Part]]:
     """Consecutive groups of at most `fanout` parts and `budget` tokens (a part over the budget
     alone is a group of one: summaries are short, so this only happens with tiny budgets)."""
-    groups: list[list[Part]] = []
-    current: list[Part] = []
-    used = 0
-    for part in parts:
-        cost = part_tokens(part)
-        if current and (len(current) >= fanout or used + cost > budget):
-            groups.append(current)
-            current, used = [], 0
-        current.append(part)
-        used += cost
-    if current:
-        groups.append(current)
-    return groups
+    return _pack(parts, part_tokens, fanout, budget)
 
 
 def window_slot(start: int) -> str:
