@@ -73,6 +73,13 @@ _DECISION = re.compile(
     r"(?i)\b(?:let's\s+go\s+with|let\s+us\s+go\s+with|we(?:'ll|\s+will)\s+go\s+with|I(?:'ll|\s+will)\s+go\s+with"
     r"|we(?:'ve|\s+have)?\s+decided\s+(?:to|on)|I(?:'ve|\s+have)?\s+decided\s+(?:to|on)|go\s+ahead\s+with)\s+(.+?)\s*[.!]?$"
 )
+# (pattern, predicate, entity type, dated at the turn): "I moved to X" is true from that turn on.
+_WHERE_AND_WHO = (
+    (_LIVE, "lives_in", "place", False),
+    (_MOVED, "lives_in", "place", True),
+    (_WORK, "works_at", "organization", False),
+    (_JOINED, "works_at", "organization", True),
+)
 
 _MY_IS_SKIP = {"bad", "question", "problem", "issue", "point", "guess", "pleasure", "concern", "goal", "plan", "idea"}
 _STARTERS = {
@@ -205,18 +212,10 @@ class _TurnReader:
             attribute = m.group(1).lower()
             if attribute.split()[-1] not in _MY_IS_SKIP:
                 self.fact(snake_case(attribute), m.group(2), s)
-        for m in _LIVE.finditer(s):
-            self.fact("lives_in", m.group(1), s)
-            self.entity(m.group(1), "place")
-        for m in _MOVED.finditer(s):
-            self.fact("lives_in", m.group(1), s, at_turn_time=True)
-            self.entity(m.group(1), "place")
-        for m in _WORK.finditer(s):
-            self.fact("works_at", m.group(1), s)
-            self.entity(m.group(1), "organization")
-        for m in _JOINED.finditer(s):
-            self.fact("works_at", m.group(1), s, at_turn_time=True)
-            self.entity(m.group(1), "organization")
+        for pattern, predicate, kind, dated in _WHERE_AND_WHO:
+            for m in pattern.finditer(s):
+                self.fact(predicate, m.group(1), s, at_turn_time=dated)
+                self.entity(m.group(1), kind)
         for m in _PREFER.finditer(s):
             self.fact("prefers", m.group(1), s)
         for m in _LIKE.finditer(s):
