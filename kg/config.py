@@ -196,7 +196,9 @@ class RetrievalSettings(BaseModel):
     turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps from each session
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
     index_candidates: int = Field(50, ge=10)  # the same on large namespaces (HNSW path)
-    exact_max_turns: int = Field(3000, ge=0)  # namespaces this small: exact cosine (~15 us a turn), else HNSW
+    exact_max_turns: int = Field(3000, ge=0)  # namespaces this small: exact cosine, else HNSW
+    # turn vectors of small namespaces kept in memory for that exact search (~3 KB a turn); 0: scan the store
+    vector_cache_turns: int = Field(50_000, ge=0)
     recall: RecallWeights = Field(default_factory=RecallWeights)
 
 

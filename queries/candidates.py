@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kg.models import Session, Turn
@@ -13,6 +13,7 @@ from kg.recall_models import Summary, summary_from_props
 from kg.store import Store
 from queries.analysis import TimeWindow
 from queries.recipes import Key, Method
+from queries.turns import scoped
 
 # (method, key) -> (index, property)
 INDEXES: dict[tuple[Method, Key], tuple[str, str]] = {
@@ -21,6 +22,7 @@ INDEXES: dict[tuple[Method, Key], tuple[str, str]] = {
     ("fulltext", "turn"): ("turn_text", "text"),
     ("fulltext", "context"): ("turn_context_text", "context_text"),
 }
+SUMMARY_FIELDS = ("text", "keywords")
 SIZE_TTL_S = 30.0
 
 
@@ -36,8 +38,13 @@ class Candidate:
 
 
 def _candidates(rows: list[dict[str, Any]]) -> list[Candidate]:
-    return [Candidate(r["id"], r["session_id"], r["idx"], r["speaker"], r["ts"].to_native(), float(r["score"]),
-                      bool(r["follows_question"])) for r in rows]
+    """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts ms, score, follows]."""
+    return [Candidate(tid, session_id, idx, speaker, from_epoch_ms(ts), float(score), bool(follows))
+            for tid, session_id, idx, speaker, ts, score, follows in (rows[0]["rows"] if rows else [])]
+
+
+def from_epoch_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
 async def turn_list(
@@ -46,10 +53,11 @@ async def turn_list(
 ) -> list[Candidate]:
     index, prop = INDEXES[(method, key)]
     if method == "fulltext":
-        if not lucene:
+        query = scoped(namespace, [prop], lucene)
+        if not query:
             return []
-        rows = await store.read("queries/retrieval_fulltext", index=index, query=lucene, namespace=namespace,
-                                k=depth, as_of=as_of)
+        rows = await store.read("queries/retrieval_fulltext", index=index, query=query, namespace=namespace, k=depth,
+                                as_of=as_of)
     elif exact:
         rows = await store.read("queries/retrieval_vector_exact", property=prop, vector=vector,
                                 namespace=namespace, k=depth, as_of=as_of)
@@ -76,17 +84,18 @@ async def summary_sessions(
 ) -> list[str]:
     """Sessions in the order their best current summary (session, window or rollup) matches."""
     if method == "fulltext":
-        if not lucene:
+        query = scoped(namespace, SUMMARY_FIELDS, lucene)
+        if not query:
             return []
-        rows = await store.read("queries/retrieval_summaries_fulltext", query=lucene, namespace=namespace,
-                                k=depth, as_of=as_of)
+        rows = await store.read("queries/retrieval_summaries_fulltext", query=query, namespace=namespace, k=depth,
+                                as_of=as_of)
     elif exact:
         rows = await store.read("queries/retrieval_summaries_vector", vector=vector, namespace=namespace,
                                 k=depth, as_of=as_of)
     else:
         rows = await store.read("queries/retrieval_summaries_vector_index", vector=vector, namespace=namespace,
                                 fetch=min(max(depth * 2, 50), 1000), k=depth, as_of=as_of)
-    return list(dict.fromkeys(r["session_id"] for r in rows))
+    return list(dict.fromkeys(session_id for session_id, _ in (rows[0]["hits"] if rows else [])))
 
 
 async def sessions_in_window(store: Store, namespace: str, window: TimeWindow, slack_days: float) -> set[str]:

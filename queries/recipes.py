@@ -47,8 +47,8 @@ class Recipe(BaseModel):
     sessions: int = Field(10, ge=1)  # S: stage-1 sessions passed to stage 2
     turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps per session
     session_turns: int = Field(3, ge=1)  # a session's best turns that make its stage-1 score
-    summary_vector_weight: float = Field(0.2, ge=0)  # stage 1: weight of the summaries' dense list
-    summary_text_weight: float = Field(0.2, ge=0)  # stage 1: weight of the summaries' BM25 list
+    summary_vector_weight: float = Field(0.1, ge=0)  # stage 1: weight of the summaries' dense list
+    summary_text_weight: float = Field(0.1, ge=0)  # stage 1: weight of the summaries' BM25 list
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
 
 

@@ -8,7 +8,8 @@ summaries' dense and BM25 matches, plus the time window) and re-ranks turns insi
 sessions with the session's rank as a prior (stage 2), keeping T per session, then top K.
 
 Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
-tenants' turns); large ones by the HNSW index, with stage 2 exact inside the chosen sessions.
+tenants' turns), over their vectors cached in memory (`queries.vectors`); large ones by the HNSW
+index, with stage 2 exact inside the chosen sessions.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from queries.analysis import TimeWindow, content_terms, named, time_window
 from queries.fusion import best_per_group, group_scores, ranking, rrf
 from queries.recipes import Key, Method, Recipe
 from queries.turns import lucene_escape
+from queries.vectors import NamespaceVectors
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Retriever:
         self.embedder = embedder
         self.settings = settings
         self.sizes = cand.NamespaceSizes(store)
+        self.vectors = NamespaceVectors(store, settings.vector_cache_turns) if settings.vector_cache_turns else None
 
     async def embed(self, query: str) -> list[float]:
         [vector] = await asyncio.to_thread(self.embedder.embed, [query])
@@ -70,6 +73,9 @@ class Retriever:
 
         # BM25 lists start while the query is embedded; the dense ones follow the vector.
         def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
+            if m == "vector" and exact and self.vectors is not None:
+                assert vector is not None
+                return self.vectors.search(namespace, key, vector, depth, as_of)
             return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
                                   exact=exact, as_of=as_of)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from kg.embeddings import Embedder
@@ -19,6 +20,19 @@ def lucene_escape(text: str) -> str:
     """User text as a Lucene query of plain terms (operators escaped, AND/OR/NOT lower-cased)."""
     escaped = _LUCENE_SPECIAL.sub(r"\\\1", text)
     return re.sub(r"\b(AND|OR|NOT|TO)\b", lambda m: m.group(1).lower(), escaped).strip()
+
+
+def scoped(namespace: str, fields: Sequence[str], terms: str) -> str:
+    """`terms` (escaped by `lucene_escape`) in any of `fields`, among `namespace`'s documents only.
+
+    The namespace clause is required but scores nothing (^0): BM25 ranks by the text alone, and
+    Lucene never ranks other tenants' documents (the indexes hold the namespace, migration 0008).
+    The Cypher still checks the namespace exactly, and drops hits that scored 0 (only the namespace
+    clause matched: the terms were all stop words)."""
+    if not re.search(r"\w", terms):
+        return ""
+    quoted = namespace.replace("\\", "\\\\").replace('"', '\\"')
+    return f'+namespace:"{quoted}"^0 +(' + " ".join(f"{f}:({terms})" for f in fields) + ")"
 
 
 def _hits(rows: list[dict[str, Any]], method: str) -> list[TurnHit]:
@@ -45,7 +59,7 @@ async def vector_search_by(store: Store, namespace: str, vector: list[float], k:
 
 
 async def fulltext_search(store: Store, namespace: str, query: str, k: int) -> list[TurnHit]:
-    lucene = lucene_escape(query)
+    lucene = scoped(namespace, ["text"], lucene_escape(query))
     if not lucene:
         return []
     rows = await store.read("queries/turns_fulltext_search", namespace=namespace, query=lucene, k=k)

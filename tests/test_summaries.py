@@ -108,7 +108,8 @@ async def test_close_session_summarizes_and_replaces_with_versions(memory: Async
     assert hits and hits[0].session.id == "db-choice" and hits[0].summary.id == second.id
     rows = await memory.store.read("queries/retrieval_summaries_vector", namespace=namespace,
                                    vector=memory.embedder.embed(["database"])[0], k=10, as_of=None)
-    assert first.id not in {r["id"] for r in rows}  # expired versions are never searched
+    found = {summary_id for _, summary_id in rows[0]["hits"]}
+    assert second.id in found and first.id not in found  # expired versions are never searched
 
 
 async def test_close_unknown_session_raises(memory: AsyncMemory, namespace: str) -> None:

@@ -1,8 +1,9 @@
 // Current summaries of a namespace by exact cosine (there are far fewer summaries than turns).
+// One row: [session_id, summary id] in rank order.
 MATCH (sm:Summary)
 WHERE sm.namespace = $namespace AND sm.kind IS NOT NULL AND sm.expired_at IS NULL AND sm.embedding IS NOT NULL
   AND ($as_of IS NULL OR sm.started_at <= $as_of)
 WITH sm, vector.similarity.cosine(sm.embedding, $vector) AS score
 ORDER BY score DESC
 LIMIT $k
-RETURN sm.session_id AS session_id, sm.id AS id, sm.kind AS kind, score
+RETURN collect([sm.session_id, sm.id]) AS hits

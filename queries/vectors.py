@@ -1,0 +1,139 @@
+"""Small namespaces' turn vectors held in memory, for exact dense search without a store scan.
+
+Neo4j stays the source of truth. Every write of a turn vector (a new turn, a context key, a
+re-embed) bumps its session's `vectors_rev` in the same transaction, so before each search the
+cache reads the namespace's session revisions (one small query) and reloads only the sessions
+whose revision changed, dropping those that are gone. The revisions are read before the rows, so
+a write landing in between is seen as a change next time, never hidden. Namespaces are evicted
+least recently used once the cache holds more than `max_turns` turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from kg.store import Store
+from queries.candidates import Candidate, from_epoch_ms
+from queries.recipes import Key
+
+Revision = tuple[int, Any]
+
+
+@dataclass
+class _Block:
+    """One session's turns: metadata and unit-length vectors (own text, context key)."""
+
+    revision: Revision
+    rows: list[tuple[str, str, int, str | None, datetime, bool]]  # id, session, idx, speaker, ts, follows_question
+    turn: np.ndarray
+    context: np.ndarray
+
+
+@dataclass
+class _Namespace:
+    blocks: dict[str, _Block]
+    rows: list[tuple[str, str, int, str | None, datetime, bool]]
+    ts: np.ndarray  # epoch seconds, for as_of
+    matrices: dict[Key, np.ndarray]
+
+    @property
+    def size(self) -> int:
+        return len(self.rows)
+
+
+def _unit(rows: list[list[float]]) -> np.ndarray:
+    m = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return m / np.where(norms == 0, 1.0, norms)
+
+
+def _join(blocks: dict[str, _Block]) -> _Namespace:
+    ordered = [blocks[s] for s in sorted(blocks)]
+    rows = [r for b in ordered for r in b.rows]
+    matrices: dict[Key, np.ndarray] = {}
+    for key in ("turn", "context"):
+        parts = [getattr(b, key) for b in ordered if len(b.rows)]
+        matrices[key] = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+    ts = np.array([r[4].timestamp() for r in rows], dtype=np.float64)
+    return _Namespace(blocks, rows, ts, matrices)
+
+
+class NamespaceVectors:
+    def __init__(self, store: Store, max_turns: int) -> None:
+        self.store = store
+        self.max_turns = max_turns
+        self._spaces: OrderedDict[str, _Namespace] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def namespaces(self) -> list[str]:
+        """The namespaces held, least recently searched first."""
+        return list(self._spaces)
+
+    async def search(self, namespace: str, key: Key, vector: list[float], depth: int, as_of: datetime | None
+                     ) -> list[Candidate]:
+        """The `depth` turns nearest `vector` on `key` (a turn without a context key: its own text)."""
+        space = await self._current(namespace)
+        if not space.size:
+            return []
+        scores = space.matrices[key] @ _unit([vector])[0]
+        if as_of is not None:
+            scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
+        n = min(depth, len(scores))
+        top = np.argpartition(-scores, n - 1)[:n]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        out = []
+        for i in top:
+            if not np.isfinite(scores[i]):
+                break
+            tid, session_id, idx, speaker, ts, follows = space.rows[i]
+            # Neo4j's vector.similarity.cosine scale, so both paths give the same scores
+            out.append(Candidate(tid, session_id, idx, speaker, ts, (1.0 + float(scores[i])) / 2, follows))
+        return out
+
+    async def _current(self, namespace: str) -> _Namespace:
+        lock = self._locks.setdefault(namespace, asyncio.Lock())
+        async with lock:  # one refresh per namespace at a time; searches of a fresh one wait briefly
+            rows = await self.store.read("queries/retrieval_vector_revisions", namespace=namespace)
+            revisions = {s: (int(rev), changed) for s, rev, changed in (rows[0]["sessions"] if rows else [])}
+            space = self._spaces.get(namespace)
+            blocks = dict(space.blocks) if space else {}
+            stale = [s for s, rev in revisions.items() if s not in blocks or blocks[s].revision != rev]
+            gone = [s for s in blocks if s not in revisions]
+            if space is not None and not stale and not gone:
+                self._spaces.move_to_end(namespace)
+                return space
+            for s in gone:
+                del blocks[s]
+            if stale:
+                loaded = await self.store.read("queries/retrieval_vector_rows", namespace=namespace, sessions=stale)
+                blocks.update(_blocks(loaded[0]["rows"] if loaded else [], {s: revisions[s] for s in stale}))
+            space = _join(blocks)
+            self._spaces[namespace] = space
+            self._spaces.move_to_end(namespace)
+            self._evict()
+            return space
+
+    def _evict(self) -> None:
+        while len(self._spaces) > 1 and sum(s.size for s in self._spaces.values()) > self.max_turns:
+            self._spaces.popitem(last=False)
+
+
+def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, _Block]:
+    """Rows of [id, session, idx, speaker, ts ms, follows_question, embedding, context_embedding]."""
+    by_session: dict[str, list[list[Any]]] = {s: [] for s in revisions}
+    for r in rows:
+        by_session[r[1]].append(r)
+    out = {}
+    for s, members in by_session.items():
+        members.sort(key=lambda r: r[2])
+        meta = [(r[0], s, r[2], r[3], from_epoch_ms(r[4]), bool(r[5])) for r in members]
+        turn = _unit([r[6] for r in members]) if members else np.zeros((0, 0), dtype=np.float32)
+        context = _unit([r[7] if r[7] is not None else r[6] for r in members]) if members else turn
+        out[s] = _Block(revisions[s], meta, turn, context)
+    return out

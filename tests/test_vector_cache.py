@@ -1,0 +1,102 @@
+"""The in-memory vector cache of small namespaces (`queries.vectors`): the same ranking as an exact
+scan of the store, and never stale: new turns, new context keys and a deleted namespace show at once."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from kg import AsyncMemory
+from queries.recipes import FLAT, Recipe
+from queries.retrieve import Retriever
+
+START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
+LINES = [
+    "We need a time-series database for the sensor project.",
+    "TimescaleDB keeps SQL and the Postgres tooling we know.",
+    "I booked a ryokan in Kyoto for the cherry blossom week.",
+    "The JR office at Kansai airport sells rail passes.",
+    "My morning run along the river felt heavy today.",
+    "I grow cherry tomatoes and basil on the balcony.",
+]
+CONTEXT = Recipe(name="dense-context", lists=(("vector", "context"),))
+QUERIES = ["which database for sensors?", "train passes in Japan", "running by the river", "balcony garden"]
+
+
+async def _seed(memory: AsyncMemory, namespace: str) -> None:
+    for s in range(3):
+        await memory.add_turns(namespace, f"s{s}", [
+            {"role": "user" if i % 2 == 0 else "assistant", "text": text, "ts": START + timedelta(days=s, seconds=i)}
+            for i, text in enumerate(LINES[2 * s: 2 * s + 2])])
+
+
+def _retriever(memory: AsyncMemory, cache_turns: int) -> Retriever:
+    settings = memory.settings.memory.retrieval.model_copy(update={"vector_cache_turns": cache_turns})
+    return Retriever(memory.store, memory.embedder, settings)
+
+
+def _order(found: dict) -> list[str]:
+    return sorted(found, key=lambda t: (-round(found[t].score, 4), t))
+
+
+async def _ranked(retriever: Retriever, namespace: str, query: str, recipe: Recipe = FLAT, **kw) -> list[str]:
+    return [t for t, _ in (await retriever.search(namespace, query, 10, recipe, **kw)).turns]
+
+
+@pytest.mark.parametrize("recipe", [FLAT, CONTEXT])
+async def test_cached_ranking_equals_a_store_scan(memory: AsyncMemory, namespace: str, recipe: Recipe) -> None:
+    await _seed(memory, namespace)
+    await memory.summarize_due(namespace, now=START + timedelta(days=30))  # context keys
+    cached, scanned = _retriever(memory, 10_000), _retriever(memory, 0)
+    assert cached.vectors is not None and scanned.vectors is None
+    for q in QUERIES:
+        a = (await cached.search(namespace, q, 6, recipe)).candidates
+        b = (await scanned.search(namespace, q, 6, recipe)).candidates
+        assert _order(a) == _order(b)  # equal scores may come in either order
+        assert all(abs(a[t].score - b[t].score) < 1e-4 for t in a)
+    as_of = START + timedelta(days=1, hours=1)  # sessions s0 and s1 only
+    a = (await cached.search(namespace, "balcony garden", 6, recipe, as_of=as_of)).candidates
+    b = (await scanned.search(namespace, "balcony garden", 6, recipe, as_of=as_of)).candidates
+    assert len(a) == 4 and _order(a) == _order(b)
+
+
+async def test_new_turns_context_keys_and_deletes_show_at_once(memory: AsyncMemory, namespace: str) -> None:
+    await _seed(memory, namespace)
+    retriever = _retriever(memory, 10_000)
+    before = await _ranked(retriever, namespace, "quantum entanglement experiment")
+    assert len(before) == 6
+
+    await memory.add_turns(namespace, "s1", [{"role": "user", "text": "The quantum entanglement experiment worked!",
+                                              "ts": START + timedelta(days=1, minutes=5)}])
+    after = await _ranked(retriever, namespace, "quantum entanglement experiment")
+    new = (await memory.turns(namespace, "s1"))[-1]
+    assert after[0] == new.id and len(after) == 7
+
+    rows, _, _ = await memory.store.driver.execute_query(
+        "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.vectors_rev AS rev ORDER BY id", ns=namespace)
+    revs = {r["id"]: r["rev"] for r in rows}
+    await memory.summarize_due(namespace, now=START + timedelta(days=30))  # context keys bump every session
+    rows, _, _ = await memory.store.driver.execute_query(
+        "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.vectors_rev AS rev ORDER BY id", ns=namespace)
+    assert all(r["rev"] > revs[r["id"]] for r in rows)
+    fresh = (await retriever.search(namespace, "quantum entanglement", 7, CONTEXT)).candidates
+    assert _order(fresh) == _order((await _retriever(memory, 0).search(namespace, "quantum entanglement", 7,
+                                                                         CONTEXT)).candidates)
+
+    await memory.delete_namespace(namespace)
+    assert await _ranked(retriever, namespace, "quantum entanglement experiment") == []
+
+
+async def test_least_recently_used_namespace_is_evicted(memory: AsyncMemory, namespace: str) -> None:
+    other = f"{namespace}-b"
+    try:
+        await _seed(memory, namespace)
+        await _seed(memory, other)
+        retriever = _retriever(memory, 8)  # room for one namespace of 6 turns
+        first = await _ranked(retriever, namespace, "rail passes")
+        await _ranked(retriever, other, "rail passes")
+        assert retriever.vectors is not None and retriever.vectors.namespaces() == [other]
+        assert await _ranked(retriever, namespace, "rail passes") == first  # reloaded, same answer
+    finally:
+        await memory.delete_namespace(other)
