@@ -38,13 +38,17 @@ class Candidate:
 
 
 def _candidates(rows: list[dict[str, Any]]) -> list[Candidate]:
-    """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts ms, score, follows]."""
-    return [Candidate(tid, session_id, idx, speaker, from_epoch_ms(ts), float(score), bool(follows))
+    """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts µs, score, follows]."""
+    return [Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows))
             for tid, session_id, idx, speaker, ts, score, follows in (rows[0]["rows"] if rows else [])]
 
 
-def from_epoch_ms(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def from_epoch_us(us: int) -> datetime:
+    """A UTC datetime from epoch microseconds (the candidate queries' `ts`), exactly."""
+    return _EPOCH + timedelta(microseconds=us)
 
 
 async def turn_list(
@@ -130,7 +134,11 @@ async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
     if not ids:
         return {}
     rows = await store.read("queries/retrieval_turns_hydrate", ids=ids)
-    return {r["turn"]["id"]: Turn.model_validate(_native(r["turn"])) for r in rows}
+    out = {}
+    for tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model in rows[0]["turns"]:
+        out[tid] = Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
+                        text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model)
+    return out
 
 
 async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict[str, tuple[Session, Summary | None]]:

@@ -66,7 +66,9 @@ class Retriever:
         window = time_window(query, as_of or datetime.now(timezone.utc)) if recipe.boosts.time else None
         dense = any(m == "vector" for m, _ in recipe.lists)
         needs_vector = dense or recipe.two_stage
-        embedding = asyncio.create_task(self.embed(query)) if needs_vector and vector is None else None
+        if needs_vector and vector is None:
+            vector = await self.embed(query)
+        embedding = None
         lucene = lucene_escape(content_terms(query) if recipe.content_words else query)
         exact = await self.sizes.get(namespace) <= self.settings.exact_max_turns if needs_vector else True
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kg.store import Store
-from queries.candidates import Candidate, from_epoch_ms
+from queries.candidates import Candidate, from_epoch_us
 from queries.recipes import Key
 
 Revision = tuple[int, Any]
@@ -125,14 +125,14 @@ class NamespaceVectors:
 
 
 def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, _Block]:
-    """Rows of [id, session, idx, speaker, ts ms, follows_question, embedding, context_embedding]."""
+    """Rows of [id, session, idx, speaker, ts µs, follows_question, embedding, context_embedding]."""
     by_session: dict[str, list[list[Any]]] = {s: [] for s in revisions}
     for r in rows:
         by_session[r[1]].append(r)
     out = {}
     for s, members in by_session.items():
         members.sort(key=lambda r: r[2])
-        meta = [(r[0], s, r[2], r[3], from_epoch_ms(r[4]), bool(r[5])) for r in members]
+        meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5])) for r in members]
         turn = _unit([r[6] for r in members]) if members else np.zeros((0, 0), dtype=np.float32)
         context = _unit([r[7] if r[7] is not None else r[6] for r in members]) if members else turn
         out[s] = _Block(revisions[s], meta, turn, context)

@@ -68,10 +68,12 @@ async def test_new_turns_context_keys_and_deletes_show_at_once(memory: AsyncMemo
     assert len(before) == 6
 
     await memory.add_turns(namespace, "s1", [{"role": "user", "text": "The quantum entanglement experiment worked!",
-                                              "ts": START + timedelta(days=1, minutes=5)}])
+                                              "ts": START + timedelta(days=1, minutes=5, microseconds=123456)}])
     after = await _ranked(retriever, namespace, "quantum entanglement experiment")
     new = (await memory.turns(namespace, "s1"))[-1]
     assert after[0] == new.id and len(after) == 7
+    [hit] = await memory.retrieve(namespace, "quantum entanglement experiment", k=1, recipe="flat")
+    assert hit.turn == new and hit.turn.ts.microsecond == 123456  # hydrated exactly, to the microsecond
 
     rows, _, _ = await memory.store.driver.execute_query(
         "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.vectors_rev AS rev ORDER BY id", ns=namespace)

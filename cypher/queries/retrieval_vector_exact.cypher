@@ -1,12 +1,13 @@
 // Exact cosine over one namespace's turns on the key $property (embedding | context_embedding; a
 // turn without a context key yet stands in with its own): for small namespaces, where an index
 // over-fetch would mostly hit other tenants. `t.ts IS NOT NULL` lets the planner seek turn_namespace_ts.
-// One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch ms, score, follows_question] in rank
-// order (one record instead of a hundred: decoding records dominated the query's time).
+// One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score,
+// follows_question] in rank order (one record instead of a hundred: decoding records dominated).
 MATCH (t:Turn)
 WHERE t.namespace = $namespace AND t.ts IS NOT NULL AND ($as_of IS NULL OR t.ts <= $as_of)
   AND t.embedding IS NOT NULL
 WITH t, vector.similarity.cosine(coalesce(t[$property], t.embedding), $vector) AS score
 ORDER BY score DESC
 LIMIT $k
-RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochMillis, score, coalesce(t.follows_question, false)]) AS rows
+RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
+                coalesce(t.follows_question, false)]) AS rows
