@@ -74,12 +74,20 @@ async def turn_list(
 async def turn_list_in_sessions(
     store: Store, key: Key, namespace: str, sessions: list[str], *, vector: list[float], depth: int,
     as_of: datetime | None,
-) -> list[Candidate]:
-    """Exact cosine on `key` inside `sessions` (stage 2 when stage 1 used the approximate index)."""
+) -> tuple[list[Candidate], dict[str, Turn]]:
+    """Exact cosine on `key` inside `sessions` (stage 2 when stage 1 used the approximate index), with
+    the turns found, hydrated."""
     _, prop = INDEXES[("vector", key)]
     rows = await store.read("queries/retrieval_vector_sessions", property=prop, vector=vector, namespace=namespace,
                             sessions=sessions, k=depth, as_of=as_of)
-    return _candidates(rows)
+    found, turns = [], {}
+    for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model in \
+            (rows[0]["rows"] if rows else []):
+        at = from_epoch_us(ts)
+        found.append(Candidate(tid, session_id, idx, speaker, at, float(score), bool(follows)))
+        turns[tid] = Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
+                          text=text, ts=at, external_id=external_id, embedding_model=model)
+    return found, turns
 
 
 async def summary_sessions(

@@ -34,7 +34,8 @@ _WORDS = re.compile(r"[\w'’-]+")
 
 
 async def ranked_turns(store: Store, found: Retrieval, recipe: Recipe) -> list[RankedTurn]:
-    turns = await cand.hydrate_turns(store, [t for t, _ in found.turns])
+    turns = dict(found.hydrated)
+    turns.update(await cand.hydrate_turns(store, [t for t, _ in found.turns if t not in turns]))
     return [RankedTurn(turn=turns[t], score=s, recipe=recipe.name) for t, s in found.turns if t in turns]
 
 

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta, timezone
 
 from kg.config import RetrievalSettings
 from kg.embeddings import Embedder
-from kg.models import as_utc
+from kg.models import Turn, as_utc
 from kg.store import Store
 from queries import candidates as cand
 from queries.analysis import TimeWindow, content_terms, named, time_window
@@ -42,6 +42,7 @@ class Retrieval:
     named: set[str] = field(default_factory=set)
     window: TimeWindow | None = None
     vector: list[float] | None = None
+    hydrated: dict[str, Turn] = field(default_factory=dict)  # turns already read in full (stage 2)
 
 
 class Retriever:
@@ -127,8 +128,9 @@ class Retriever:
             s_scores[s] = s_scores.get(s, 0.0) + recipe.boosts.time * unit
         top_sessions = ranking(s_scores)[: recipe.sessions]
 
+        hydrated: dict[str, Turn] = {}
         if not exact and dense and top_sessions:
-            lists = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth, as_of)
+            lists, hydrated = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth, as_of)
             pool.update({c.id: c for ranked in lists for c in ranked})
             session_of = {c.id: c.session_id for c in pool.values()}
             scores = self._fused(lists, pool, query, window, recipe)
@@ -137,19 +139,20 @@ class Retriever:
                  for t, v in scores.items() if session_of[t] in rank_of}
         order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ranking(s_scores)]
-        return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector)
+        return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated)
 
     async def _exact_inside(
         self, lists: list[list[cand.Candidate]], recipe: Recipe, namespace: str, sessions: list[str],
         vector: list[float] | None, depth: int, as_of: datetime | None,
-    ) -> list[list[cand.Candidate]]:
+    ) -> tuple[list[list[cand.Candidate]], dict[str, Turn]]:
         """Stage 2 on large namespaces: the dense lists again, exactly, inside the chosen sessions."""
         assert vector is not None
         redone = await asyncio.gather(*[
             cand.turn_list_in_sessions(self.store, key, namespace, sessions, vector=vector, depth=depth, as_of=as_of)
             for m, key in recipe.lists if m == "vector"])
-        it = iter(redone)
-        return [next(it) if m == "vector" else ranked for (m, _), ranked in zip(recipe.lists, lists)]
+        hydrated = {tid: turn for _, turns in redone for tid, turn in turns.items()}
+        it = iter(ranked for ranked, _ in redone)
+        return [next(it) if m == "vector" else ranked for (m, _), ranked in zip(recipe.lists, lists)], hydrated
 
     def _fused(self, lists: list[list[cand.Candidate]], pool: dict[str, cand.Candidate], query: str,
                window: TimeWindow | None, recipe: Recipe) -> dict[str, float]:
