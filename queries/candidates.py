@@ -53,8 +53,9 @@ def from_epoch_us(us: int) -> datetime:
 
 async def turn_list(
     store: Store, method: Method, key: Key, namespace: str, *, vector: list[float] | None, lucene: str,
-    depth: int, exact: bool, as_of: datetime | None,
+    depth: int, exact: bool, as_of: datetime | None, fetch: int = 0,
 ) -> list[Candidate]:
+    """`fetch`: index hits to ask for on the approximate path (default: `depth` and a fifth)."""
     index, prop = INDEXES[(method, key)]
     if method == "fulltext":
         query = scoped(namespace, [prop], lucene)
@@ -66,7 +67,7 @@ async def turn_list(
         rows = await store.read("queries/retrieval_vector_exact", property=prop, vector=vector,
                                 namespace=namespace, k=depth, as_of=as_of)
     else:
-        rows = await store.read("queries/retrieval_vector_index", index=index, fetch=min(max(depth * 2, 100), 1000),
+        rows = await store.read("queries/retrieval_vector_index", index=index, fetch=fetch or overfetch(depth, 1, 1),
                                 vector=vector, namespace=namespace, k=depth, as_of=as_of)
     return _candidates(rows)
 
@@ -118,20 +119,32 @@ async def sessions_in_window(store: Store, namespace: str, window: TimeWindow, s
 
 
 class NamespaceSizes:
-    """Turn counts per namespace, cached briefly: they decide exact search against the index."""
+    """Turn counts per namespace and in the whole database, cached briefly: they decide exact search
+    against the index, and how far the index is over-fetched."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._cache: dict[str, tuple[float, int]] = {}
+        self._cache: dict[str, tuple[float, int, int]] = {}
 
     async def get(self, namespace: str) -> int:
+        return (await self.counts(namespace))[0]
+
+    async def counts(self, namespace: str) -> tuple[int, int]:
+        """(turns in the namespace, turns in the database)."""
         hit = self._cache.get(namespace)
         if hit and hit[0] > time.monotonic():
-            return hit[1]
+            return hit[1], hit[2]
         rows = await self.store.read("queries/retrieval_namespace_size", namespace=namespace)
-        size = int(rows[0]["turns"]) if rows else 0
-        self._cache[namespace] = (time.monotonic() + SIZE_TTL_S, size)
-        return size
+        size, total = (int(rows[0]["turns"]), int(rows[0]["total"])) if rows else (0, 0)
+        self._cache[namespace] = (time.monotonic() + SIZE_TTL_S, size, total)
+        return size, total
+
+
+def overfetch(depth: int, size: int, total: int, floor: int = 0) -> int:
+    """How many index hits to ask for so that about `depth` fall in a namespace holding `size` of the
+    index's `total` entries (a fifth more for luck), between `floor` and 1000."""
+    share = min(1.0, size / total) if size > 0 and total > 0 else 1.0
+    return int(min(1000, max(floor, depth, -(-depth * 1.2 // share))))
 
 
 def _native(props: dict[str, Any]) -> dict[str, Any]:

@@ -67,48 +67,38 @@ class Retriever:
         window = time_window(query, as_of or datetime.now(timezone.utc)) if recipe.boosts.time else None
         dense = any(m == "vector" for m, _ in recipe.lists)
         needs_vector = dense or recipe.two_stage
-        if needs_vector and vector is None:
-            vector = await self.embed(query)
-        embedding = None
         lucene = lucene_escape(content_terms(query) if recipe.content_words else query)
-        exact = await self.sizes.get(namespace) <= self.settings.exact_max_turns if needs_vector else True
+        if needs_vector:
+            # The query is embedded first: on a small machine, embedding while the lists run only
+            # stretches both. The namespace's size (cached) decides exact search or the index.
+            embedded, (size, total) = await asyncio.gather(
+                self.embed(query) if vector is None else _given(vector), self.sizes.counts(namespace))
+            vector = embedded
+        else:
+            size, total = 0, 0
+        exact = size <= self.settings.exact_max_turns
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
+        fetch = cand.overfetch(depth, size, total)  # index hits for about `depth` in this namespace
 
-        # BM25 lists start while the query is embedded; the dense ones follow the vector.
         def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
             if m == "vector" and exact and self.vectors is not None:
                 assert vector is not None
                 return self.vectors.search(namespace, key, vector, depth, as_of)
             return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
-                                  exact=exact, as_of=as_of)
+                                  exact=exact, as_of=as_of, fetch=fetch)
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
             return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,
                                          depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of)
 
-        jobs: dict[object, asyncio.Task] = {}
-        for m, key in recipe.lists:
-            if m == "fulltext":
-                jobs[(m, key)] = asyncio.create_task(turn_job(m, key))
+        jobs: dict[object, Awaitable] = {(m, key): turn_job(m, key) for m, key in recipe.lists}
         if recipe.two_stage:
-            jobs["summary:fulltext"] = asyncio.create_task(summary_job("fulltext"))
+            jobs["summary:fulltext"] = summary_job("fulltext")
+            jobs["summary:vector"] = summary_job("vector")
             if window is not None:
-                jobs["window"] = asyncio.create_task(
-                    cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days))
-        try:
-            if embedding is not None:
-                vector = await embedding
-            for m, key in recipe.lists:
-                if m == "vector":
-                    jobs[(m, key)] = asyncio.create_task(turn_job(m, key))
-            if recipe.two_stage:
-                jobs["summary:vector"] = asyncio.create_task(summary_job("vector"))
-            await asyncio.gather(*jobs.values())
-        finally:
-            for task in [embedding, *jobs.values()]:
-                if task is not None and not task.done():
-                    task.cancel()
-        lists: list[list[cand.Candidate]] = [jobs[(m, key)].result() for m, key in recipe.lists]
+                jobs["window"] = cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days)
+        done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
+        lists: list[list[cand.Candidate]] = [done[(m, key)] for m, key in recipe.lists]
         pool = {c.id: c for ranked in lists for c in ranked}
         scores = self._fused(lists, pool, query, window, recipe)
         names = self._named(query, pool)
@@ -117,8 +107,8 @@ class Retriever:
             sessions = _first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector)
 
-        summary_dense, summary_bm25 = jobs["summary:vector"].result(), jobs["summary:fulltext"].result()
-        in_window: set[str] = jobs["window"].result() if window is not None else set()
+        summary_dense, summary_bm25 = done["summary:vector"], done["summary:fulltext"]
+        in_window: set[str] = done["window"] if window is not None else set()
         session_of = {c.id: c.session_id for c in pool.values()}
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
         s_scores = rrf([by_turns, summary_dense, summary_bm25], recipe.rrf_k,
@@ -179,6 +169,10 @@ class Retriever:
         speakers = {c.speaker for c in pool.values() if c.speaker}
         found = named(query, speakers)
         return found if found != speakers else set()
+
+
+async def _given(vector: list[float]) -> list[float]:
+    return vector
 
 
 def _first_seen(order: list[str], pool: dict[str, cand.Candidate]) -> list[tuple[str, float]]:

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from kg import AsyncMemory
 from queries.analysis import named, time_window
+from queries.candidates import overfetch
 from queries.fusion import best_per_group, group_scores, normalized, ranking, rrf
 from queries.recall import query_keys
 from queries.recipes import BM25, FLAT, HIERARCHICAL, HYBRID, RECIPES, recipe
@@ -60,6 +61,13 @@ def test_no_time_expression_and_names() -> None:
     assert time_window("What database did we pick?", NOW) is None
     assert named("What did Caroline tell Mel?", ["Caroline", "Melanie", "Mel"]) == {"Caroline", "Mel"}
     assert {"maya", "timescaledb", "maya use"} <= set(query_keys("Does Maya use TimescaleDB?"))
+
+
+def test_index_overfetch_follows_the_namespace_share() -> None:
+    assert overfetch(50, 100_000, 100_000) == 60  # the whole index: a fifth more
+    assert overfetch(50, 10_000, 100_000) == 600  # a tenth of it: ten times that
+    assert overfetch(50, 1_000, 1_000_000) == 1000  # capped
+    assert overfetch(50, 0, 0) == 60 and overfetch(50, 100, 100, floor=100) == 100
 
 
 def test_recipes_are_frozen_and_copied() -> None:
