@@ -37,10 +37,10 @@ class Candidate:
     follows_question: bool  # the turn before it in its session asked a question
 
 
-def _candidates(rows: list[dict[str, Any]]) -> list[Candidate]:
+def _candidates(row: dict[str, Any]) -> list[Candidate]:
     """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts µs, score, follows]."""
     return [Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows))
-            for tid, session_id, idx, speaker, ts, score, follows in (rows[0]["rows"] if rows else [])]
+            for tid, session_id, idx, speaker, ts, score, follows in row.get("rows", [])]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -61,15 +61,15 @@ async def turn_list(
         query = scoped(namespace, [prop], lucene)
         if not query:
             return []
-        rows = await store.read("queries/retrieval_fulltext", index=index, query=query, namespace=namespace, k=depth,
-                                as_of=as_of)
+        row = await store.read_row("queries/retrieval_fulltext", index=index, query=query, namespace=namespace, k=depth,
+                                   as_of=as_of)
     elif exact:
-        rows = await store.read("queries/retrieval_vector_exact", property=prop, vector=vector,
-                                namespace=namespace, k=depth, as_of=as_of)
+        row = await store.read_row("queries/retrieval_vector_exact", property=prop, vector=vector,
+                                   namespace=namespace, k=depth, as_of=as_of)
     else:
-        rows = await store.read("queries/retrieval_vector_index", index=index, fetch=fetch or overfetch(depth, 1, 1),
-                                vector=vector, namespace=namespace, k=depth, as_of=as_of)
-    return _candidates(rows)
+        row = await store.read_row("queries/retrieval_vector_index", index=index, fetch=fetch or overfetch(depth, 1, 1),
+                                   vector=vector, namespace=namespace, k=depth, as_of=as_of)
+    return _candidates(row)
 
 
 async def turn_list_in_sessions(
@@ -79,11 +79,11 @@ async def turn_list_in_sessions(
     """Exact cosine on `key` inside `sessions` (stage 2 when stage 1 used the approximate index), with
     the turns found, hydrated."""
     _, prop = INDEXES[("vector", key)]
-    rows = await store.read("queries/retrieval_vector_sessions", property=prop, vector=vector, namespace=namespace,
-                            sessions=sessions, k=depth, as_of=as_of)
+    row = await store.read_row("queries/retrieval_vector_sessions", property=prop, vector=vector, namespace=namespace,
+                               sessions=sessions, k=depth, as_of=as_of)
     found, turns = [], {}
     for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model in \
-            (rows[0]["rows"] if rows else []):
+            row.get("rows", []):
         at = from_epoch_us(ts)
         found.append(Candidate(tid, session_id, idx, speaker, at, float(score), bool(follows)))
         turns[tid] = Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
@@ -100,15 +100,15 @@ async def summary_sessions(
         query = scoped(namespace, SUMMARY_FIELDS, lucene)
         if not query:
             return []
-        rows = await store.read("queries/retrieval_summaries_fulltext", query=query, namespace=namespace, k=depth,
-                                as_of=as_of)
+        row = await store.read_row("queries/retrieval_summaries_fulltext", query=query, namespace=namespace, k=depth,
+                                   as_of=as_of)
     elif exact:
-        rows = await store.read("queries/retrieval_summaries_vector", vector=vector, namespace=namespace,
-                                k=depth, as_of=as_of)
+        row = await store.read_row("queries/retrieval_summaries_vector", vector=vector, namespace=namespace,
+                                   k=depth, as_of=as_of)
     else:
-        rows = await store.read("queries/retrieval_summaries_vector_index", vector=vector, namespace=namespace,
-                                fetch=min(max(depth * 2, 50), 1000), k=depth, as_of=as_of)
-    return list(dict.fromkeys(session_id for session_id, _ in (rows[0]["hits"] if rows else [])))
+        row = await store.read_row("queries/retrieval_summaries_vector_index", vector=vector, namespace=namespace,
+                                   fetch=min(max(depth * 2, 50), 1000), k=depth, as_of=as_of)
+    return list(dict.fromkeys(session_id for session_id, _ in row.get("hits", [])))
 
 
 async def sessions_in_window(store: Store, namespace: str, window: TimeWindow, slack_days: float) -> set[str]:
@@ -154,9 +154,9 @@ def _native(props: dict[str, Any]) -> dict[str, Any]:
 async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
     if not ids:
         return {}
-    rows = await store.read("queries/retrieval_turns_hydrate", ids=ids)
+    row = await store.read_row("queries/retrieval_turns_hydrate", ids=ids)
     out = {}
-    for tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model in rows[0]["turns"]:
+    for tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model in row.get("turns", []):
         out[tid] = Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
                         text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model)
     return out

@@ -99,8 +99,8 @@ class NamespaceVectors:
     async def _current(self, namespace: str) -> _Namespace:
         lock = self._locks.setdefault(namespace, asyncio.Lock())
         async with lock:  # one refresh per namespace at a time; searches of a fresh one wait briefly
-            rows = await self.store.read("queries/retrieval_vector_revisions", namespace=namespace)
-            revisions = {s: (int(rev), changed) for s, rev, changed in (rows[0]["sessions"] if rows else [])}
+            row = await self.store.read_row("queries/retrieval_vector_revisions", namespace=namespace)
+            revisions = {s: (int(rev), changed) for s, rev, changed in row.get("sessions", [])}
             space = self._spaces.get(namespace)
             blocks = dict(space.blocks) if space else {}
             stale = [s for s, rev in revisions.items() if s not in blocks or blocks[s].revision != rev]
@@ -111,8 +111,8 @@ class NamespaceVectors:
             for s in gone:
                 del blocks[s]
             if stale:
-                loaded = await self.store.read("queries/retrieval_vector_rows", namespace=namespace, sessions=stale)
-                blocks.update(_blocks(loaded[0]["rows"] if loaded else [], {s: revisions[s] for s in stale}))
+                loaded = await self.store.read_row("queries/retrieval_vector_rows", namespace=namespace, sessions=stale)
+                blocks.update(_blocks(loaded.get("rows", []), {s: revisions[s] for s in stale}))
             space = _join(blocks)
             self._spaces[namespace] = space
             self._spaces.move_to_end(namespace)

@@ -106,9 +106,9 @@ async def test_close_session_summarizes_and_replaces_with_versions(memory: Async
 
     hits = await memory.search_sessions(namespace, "which time-series database did we pick?", k=3)
     assert hits and hits[0].session.id == "db-choice" and hits[0].summary.id == second.id
-    rows = await memory.store.read("queries/retrieval_summaries_vector", namespace=namespace,
-                                   vector=memory.embedder.embed(["database"])[0], k=10, as_of=None)
-    found = {summary_id for _, summary_id in rows[0]["hits"]}
+    row = await memory.store.read_row("queries/retrieval_summaries_vector", namespace=namespace,
+                                      vector=memory.embedder.embed(["database"])[0], k=10, as_of=None)
+    found = {summary_id for _, summary_id in row["hits"]}
     assert second.id in found and first.id not in found  # expired versions are never searched
 
 
