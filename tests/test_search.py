@@ -57,3 +57,24 @@ async def test_bad_search_arguments_are_refused(memory: AsyncMemory, namespace: 
         await memory.search_turns(namespace, "x", 3, method="magic")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="k must be"):
         await memory.search_turns(namespace, "x", 0)
+
+
+async def test_bm25_is_scoped_to_the_namespace_inside_lucene(memory: AsyncMemory, namespace: str) -> None:
+    """The namespace clause narrows Lucene itself (migration 0008): a namespace whose tokens are a prefix
+    of another's, one made only of stop words, and a query of only stop words all behave."""
+    prefixed, stopwords = namespace + "-staging", "the"
+    await memory.delete_namespace(stopwords)
+    try:
+        await seed(memory, prefixed, ["Lisbon weather report from the staging tenant."] * 3)
+        await seed(memory, stopwords, ["Lisbon weather report from the stop-word tenant."])
+        await seed(memory, namespace, TEXTS)
+        for ns, expected in ((namespace, TEXTS[2]), (stopwords, "Lisbon weather report from the stop-word tenant.")):
+            for recipe in ("bm25", "hybrid"):
+                hits = await memory.retrieve(ns, "Lisbon weather", k=5, recipe=recipe)
+                assert hits and hits[0].turn.text == expected and {h.turn.namespace for h in hits} == {ns}
+        assert [h.turn.text for h in await memory.search_turns(namespace, "Lisbon", k=5, method="fulltext")] == \
+            [TEXTS[2]]
+        assert await memory.retrieve(namespace, "the and of", k=5, recipe="bm25") == []  # only stop words
+    finally:
+        await memory.delete_namespace(prefixed)
+        await memory.delete_namespace(stopwords)
