@@ -273,13 +273,14 @@ class LocalNeo4j:
 
     def _set_initial_password(self, java: str, env: dict[str, str]) -> None:
         password = self._password
-        if not password:
-            password = secrets.token_urlsafe(18)
+        if not password:  # hex: a generated password never starts with "-" (an option to shells and tools)
+            password = secrets.token_hex(16)
             self.password_file.write_text(password + "\n")
             self.password_file.chmod(0o600)
         self._password = password
+        # "--": a configured password may start with "-", which the admin tool would read as an option
         cmd = [java, "-cp", f"{self.lib_dir}/*", "org.neo4j.cli.AdminTool", "dbms",
-               "set-initial-password", password]
+               "set-initial-password", "--", password]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             out = (proc.stdout + proc.stderr).replace(password, "***")

@@ -32,6 +32,20 @@ def test_running_server_reports_status() -> None:
     assert "server.default_listen_address=127.0.0.1" in (server.conf_dir / "neo4j.conf").read_text()
 
 
+def test_a_password_starting_with_a_dash_is_set_and_works(tmp_path: Path) -> None:
+    import neo4j
+
+    server = LocalNeo4j(load_settings().neo4j.local.model_copy(
+        update={"data_dir": tmp_path, "bolt_port": free_port(), "http_port": free_port()}), password="-Yb-dash-first")
+    try:
+        status = server.start(echo=lambda _: None)
+        with neo4j.GraphDatabase.driver(status.bolt_uri, auth=("neo4j", "-Yb-dash-first")) as driver:
+            records, _, _ = driver.execute_query("RETURN 1 AS one")
+        assert records[0]["one"] == 1
+    finally:
+        server.stop(echo=lambda _: None)
+
+
 def test_taken_port_is_a_clear_error(tmp_path: Path) -> None:
     taken = load_settings().neo4j.local.bolt_port  # the running test server holds it
     with pytest.raises(LocalServerError, match=f"port {taken} .* already taken"):
