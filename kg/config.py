@@ -67,6 +67,9 @@ class EmbeddingSettings(BaseModel):
     voyage_api_key: SecretStr | None = None
     batch_size: int = Field(64, ge=1)
     device: str = "cpu"
+    # torch threads for a few texts (a query): one thread never waits for a second core that the
+    # database or another tenant holds, which on a small machine made the slowest queries 5x slower
+    query_threads: int = Field(1, ge=1)
 
 
 class SessionSettings(BaseModel):

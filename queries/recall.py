@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 from datetime import datetime, timezone
+from collections.abc import Awaitable
 from typing import Any
 
 from kg.config import ConfidenceSettings, RecallWeights
@@ -68,14 +69,27 @@ async def recall(
     k: int, recipe: Recipe, as_of: datetime | None = None, kinds: frozenset[str] = frozenset({"turn", "fact", "summary"}),
 ) -> list[MemoryHit]:
     at = as_utc(as_of) if as_of is not None else datetime.now(timezone.utc)
-    found = await retriever.search(namespace, query, max(k, 10), recipe, as_of)
+    shown = max(1, k // 3)  # summaries: of the top sessions
+    early: list[asyncio.Task] = []
+
+    def hydrate_early(sessions: list[str]) -> None:  # while stage 2 runs
+        early.append(asyncio.create_task(cand.hydrate_sessions(retriever.store, namespace, sessions[:shown])))
+
+    try:
+        found = await retriever.search(namespace, query, max(k, 10), recipe, as_of,
+                                       on_sessions=hydrate_early if "summary" in kinds else None)
+    except BaseException:
+        for task in early:
+            task.cancel()
+        raise
 
     async def nothing() -> list[MemoryHit]:
         return []
 
     turns, summaries, facts = await asyncio.gather(
         ranked_turns(retriever.store, found, recipe) if "turn" in kinds else nothing(),
-        _summaries(retriever, weights, namespace, found, k) if "summary" in kinds else nothing(),
+        _summaries(retriever, weights, namespace, found, shown, early[0] if early else None)
+        if "summary" in kinds else nothing(),
         _facts(retriever, confidence, weights, namespace, query, found, [t for t, _ in found.turns], at)
         if "fact" in kinds else nothing(),
     )
@@ -97,9 +111,9 @@ def _hit(weights: RecallWeights, kind: str, id: str, text: str, similarity: floa
 
 
 async def _summaries(retriever: Retriever, weights: RecallWeights, namespace: str, found: Retrieval,
-                     k: int) -> list[MemoryHit]:
-    top = found.sessions[: max(1, k // 3)]
-    sessions = await cand.hydrate_sessions(retriever.store, namespace, [s for s, _ in top])
+                     shown: int, hydrating: Awaitable[dict[str, Any]] | None) -> list[MemoryHit]:
+    top = found.sessions[:shown]
+    sessions = await (hydrating or cand.hydrate_sessions(retriever.store, namespace, [s for s, _ in top]))
     sim = normalized(dict(top))
     hits = []
     for sid, _ in top:

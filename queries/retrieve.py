@@ -15,7 +15,7 @@ index, with stage 2 exact inside the chosen sessions.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
@@ -59,8 +59,10 @@ class Retriever:
 
     async def search(
         self, namespace: str, query: str, k: int, recipe: Recipe, as_of: datetime | None = None,
-        vector: list[float] | None = None,
+        vector: list[float] | None = None, on_sessions: Callable[[list[str]], None] | None = None,
     ) -> Retrieval:
+        """`on_sessions` hears the sessions in their final order as soon as stage 1 has ranked them,
+        so a caller can read them while stage 2 runs (recall hydrates their summaries)."""
         if k < 1:
             raise ValueError("k must be at least 1")
         as_of = as_utc(as_of) if as_of is not None else None
@@ -116,7 +118,10 @@ class Retriever:
         unit = 1.0 / (recipe.rrf_k + 1)
         for s in in_window:
             s_scores[s] = s_scores.get(s, 0.0) + recipe.boosts.time * unit
-        top_sessions = ranking(s_scores)[: recipe.sessions]
+        ordered_sessions = ranking(s_scores)
+        top_sessions = ordered_sessions[: recipe.sessions]
+        if on_sessions is not None:
+            on_sessions(ordered_sessions)
 
         hydrated: dict[str, Turn] = {}
         if not exact and dense and top_sessions:
@@ -128,7 +133,7 @@ class Retriever:
         final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                  for t, v in scores.items() if session_of[t] in rank_of}
         order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)[:k]
-        ranked_sessions = [(s, s_scores[s]) for s in ranking(s_scores)]
+        ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
         return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated)
 
     async def _exact_inside(

@@ -200,3 +200,17 @@ async def test_recall_weighs_similarity_graph_and_confidence(memory: AsyncMemory
 
     memories = await memory.search_memories(ns, "Where does Maya live?", k=5)
     assert {h.kind for h in memories} <= {"turn", "fact"} and any(h.kind == "fact" for h in memories)
+
+
+async def test_stage_one_sessions_are_heard_before_stage_two(memory: AsyncMemory, conversations: str) -> None:
+    heard: list[list[str]] = []
+    for settings in (memory.settings.memory.retrieval,  # exact path, and the index path with a stage-2 redo
+                     memory.settings.memory.retrieval.model_copy(update={"exact_max_turns": 0})):
+        heard.clear()
+        found = await Retriever(memory.store, memory.embedder, settings).search(
+            conversations, "Kyoto trip train passes", 5, HIERARCHICAL, on_sessions=heard.append)
+        assert heard == [[s for s, _ in found.sessions]] and heard[0][0] == "s-trip"
+    heard.clear()
+    await Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval).search(
+        conversations, "Kyoto", 5, HYBRID, on_sessions=heard.append)
+    assert heard == []  # single-stage recipes have no stage 1
