@@ -1,9 +1,14 @@
 // New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector.
+// Each session's vector revision moves on once (see turns_set_embedding).
+CALL {
+  UNWIND $turns AS row
+  WITH DISTINCT row.namespace AS namespace, row.session_id AS session_id
+  MATCH (s:Session {namespace: namespace, id: session_id})
+  SET s.vectors_at = datetime.realtime()
+  SET s.vectors_rev = coalesce(s.vectors_rev, 0) + 1
+}
 UNWIND $turns AS row
 MATCH (s:Session {namespace: row.namespace, id: row.session_id})
-// the session's vector revision moves on (see turns_set_embedding)
-SET s.vectors_at = datetime.realtime()
-SET s.vectors_rev = coalesce(s.vectors_rev, 0) + 1
 MERGE (t:Turn {id: row.id})
   ON CREATE SET t.namespace = row.namespace, t.session_id = row.session_id, t.idx = row.idx,
                 t.role = row.role, t.speaker = row.speaker, t.text = row.text, t.ts = row.ts, t.external_id = row.external_id,
