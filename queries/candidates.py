@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.models import Session, Turn
+from kg.models import Role, Session, Turn
 from kg.recall_models import Summary, summary_from_props
 from kg.store import Store
 from queries.analysis import TimeWindow
@@ -84,10 +84,8 @@ async def turn_list_in_sessions(
     found, turns = [], {}
     for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model in \
             row.get("rows", []):
-        at = from_epoch_us(ts)
-        found.append(Candidate(tid, session_id, idx, speaker, at, float(score), bool(follows)))
-        turns[tid] = Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
-                          text=text, ts=at, external_id=external_id, embedding_model=model)
+        found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows)))
+        turns[tid] = _turn(tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model)
     return found, turns
 
 
@@ -126,9 +124,6 @@ class NamespaceSizes:
         self.store = store
         self._cache: dict[str, tuple[float, int, int]] = {}
 
-    async def get(self, namespace: str) -> int:
-        return (await self.counts(namespace))[0]
-
     async def counts(self, namespace: str) -> tuple[int, int]:
         """(turns in the namespace, turns in the database)."""
         hit = self._cache.get(namespace)
@@ -155,11 +150,14 @@ async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
     if not ids:
         return {}
     row = await store.read_row("queries/retrieval_turns_hydrate", ids=ids)
-    out = {}
-    for tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model in row.get("turns", []):
-        out[tid] = Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
-                        text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model)
-    return out
+    return {columns[0]: _turn(*columns) for columns in row.get("turns", [])}
+
+
+def _turn(tid: str, namespace: str, session_id: str, idx: int, role: Role, speaker: str | None, text: str, ts: int,
+          external_id: str | None, model: str | None) -> Turn:
+    """A turn from the columns the hydrating queries return (`ts` in epoch µs)."""
+    return Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
+                text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model)
 
 
 async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict[str, tuple[Session, Summary | None]]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import datetime, timezone
 from collections.abc import Awaitable
+from datetime import datetime, timezone
 from typing import Any
 
 from kg.config import ConfidenceSettings, RecallWeights

@@ -70,14 +70,15 @@ class Retriever:
         dense = any(m == "vector" for m, _ in recipe.lists)
         needs_vector = dense or recipe.two_stage
         lucene = lucene_escape(content_terms(query) if recipe.content_words else query)
+        size, total = 0, 0
         if needs_vector:
             # The query is embedded first: on a small machine, embedding while the lists run only
             # stretches both. The namespace's size (cached) decides exact search or the index.
-            embedded, (size, total) = await asyncio.gather(
-                self.embed(query) if vector is None else _given(vector), self.sizes.counts(namespace))
-            vector = embedded
-        else:
-            size, total = 0, 0
+            sizing = self.sizes.counts(namespace)
+            if vector is None:
+                vector, (size, total) = await asyncio.gather(self.embed(query), sizing)
+            else:
+                size, total = await sizing
         exact = size <= self.settings.exact_max_turns
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
         fetch = cand.overfetch(depth, size, total)  # index hits for about `depth` in this namespace
@@ -174,10 +175,6 @@ class Retriever:
         speakers = {c.speaker for c in pool.values() if c.speaker}
         found = named(query, speakers)
         return found if found != speakers else set()
-
-
-async def _given(vector: list[float]) -> list[float]:
-    return vector
 
 
 def _first_seen(order: list[str], pool: dict[str, cand.Candidate]) -> list[tuple[str, float]]:

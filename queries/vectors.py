@@ -23,6 +23,7 @@ from queries.candidates import Candidate, from_epoch_us
 from queries.recipes import Key
 
 Revision = tuple[int, Any]
+Row = tuple[str, str, int, str | None, datetime, bool]  # id, session, idx, speaker, ts, follows_question
 
 
 @dataclass
@@ -30,7 +31,7 @@ class _Block:
     """One session's turns: metadata and unit-length vectors (own text, context key)."""
 
     revision: Revision
-    rows: list[tuple[str, str, int, str | None, datetime, bool]]  # id, session, idx, speaker, ts, follows_question
+    rows: list[Row]
     turn: np.ndarray
     context: np.ndarray
 
@@ -38,7 +39,7 @@ class _Block:
 @dataclass
 class _Namespace:
     blocks: dict[str, _Block]
-    rows: list[tuple[str, str, int, str | None, datetime, bool]]
+    rows: list[Row]
     ts: np.ndarray  # epoch seconds, for as_of
     matrices: dict[Key, np.ndarray]
 
