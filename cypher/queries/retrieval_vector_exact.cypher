@@ -5,8 +5,9 @@
 // follows_question] in rank order (one record instead of a hundred: decoding records dominated).
 MATCH (t:Turn)
 WHERE t.namespace = $namespace AND t.ts IS NOT NULL AND ($as_of IS NULL OR t.ts <= $as_of)
-  AND t.embedding IS NOT NULL
-WITH t, vector.similarity.cosine(coalesce(t[$property], t.embedding), $vector) AS score
+WITH t, coalesce(t[$property], t.embedding) AS key  // read once, not t.embedding first as a filter
+WHERE key IS NOT NULL
+WITH t, vector.similarity.cosine(key, $vector) AS score
 ORDER BY score DESC
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,

@@ -4,8 +4,11 @@
 // sessions, so most need no separate hydration.
 MATCH (t:Turn)
 WHERE t.namespace = $namespace AND t.session_id IN $sessions AND t.idx IS NOT NULL
-  AND t.embedding IS NOT NULL AND ($as_of IS NULL OR t.ts <= $as_of)
-WITH t, vector.similarity.cosine(coalesce(t[$property], t.embedding), $vector) AS score
+  AND ($as_of IS NULL OR t.ts <= $as_of)
+// the key read once: filtering on t.embedding first read both vectors of every turn
+WITH t, coalesce(t[$property], t.embedding) AS key
+WHERE key IS NOT NULL
+WITH t, vector.similarity.cosine(key, $vector) AS score
 ORDER BY score DESC
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
