@@ -4,7 +4,7 @@ Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn
 its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
 window, the speakers it names, and a question's score passed on to the turn that answers it.
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
-summaries' dense and BM25 matches, plus the time window) and re-ranks turns inside the top S
+summaries' BM25 matches (and dense ones, if the recipe weights them), plus the time window) and re-ranks turns inside the top S
 sessions with the session's rank as a prior (stage 2), keeping T per session, then top K.
 
 Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
@@ -95,9 +95,11 @@ class Retriever:
                                          depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of)
 
         jobs: dict[object, Awaitable] = {(m, key): turn_job(m, key) for m, key in recipe.lists}
-        if recipe.two_stage:
-            jobs["summary:fulltext"] = summary_job("fulltext")
-            jobs["summary:vector"] = summary_job("vector")
+        if recipe.two_stage:  # a summary list weighted 0 is not read
+            if recipe.summary_text_weight:
+                jobs["summary:fulltext"] = summary_job("fulltext")
+            if recipe.summary_vector_weight:
+                jobs["summary:vector"] = summary_job("vector")
             if window is not None:
                 jobs["window"] = cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days)
         done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
@@ -110,7 +112,7 @@ class Retriever:
             sessions = _first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector)
 
-        summary_dense, summary_bm25 = done["summary:vector"], done["summary:fulltext"]
+        summary_dense, summary_bm25 = done.get("summary:vector", []), done.get("summary:fulltext", [])
         in_window: set[str] = done["window"] if window is not None else set()
         session_of = {c.id: c.session_id for c in pool.values()}
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))

@@ -140,6 +140,25 @@ async def test_hierarchical_ranks_sessions_then_turns(memory: AsyncMemory, conve
     assert arcs[0].summary.kind == "session" and arcs[0].turns and arcs[0].turns[0].turn.session_id == "s-trip"
 
 
+@pytest.mark.parametrize("exact_max_turns", [3000, 0])  # exact scans, then the indexes
+async def test_summary_lists_add_their_weight_to_stage_one(
+    memory: AsyncMemory, conversations: str, exact_max_turns: int
+) -> None:
+    settings = memory.settings.memory.retrieval.model_copy(update={"exact_max_turns": exact_max_turns})
+    retriever = Retriever(memory.store, memory.embedder, settings)
+    query = "the ryokan in Kyoto for the cherry blossom week"
+
+    async def trip_score(text: float, dense: float) -> float:
+        chosen = HIERARCHICAL.model_copy(update={"summary_text_weight": text, "summary_vector_weight": dense})
+        return dict((await retriever.search(conversations, query, 3, chosen)).sessions)["s-trip"]
+
+    first_rank = 1 / (HIERARCHICAL.rrf_k + 1)  # the trip's summary leads both summary lists
+    without = await trip_score(0.0, 0.0)
+    assert await trip_score(1.0, 0.0) == pytest.approx(without + first_rank)
+    assert await trip_score(0.0, 1.0) == pytest.approx(without + first_rank)
+    assert await trip_score(0.5, 2.0) == pytest.approx(without + 2.5 * first_rank)
+
+
 async def test_time_expression_boosts_its_session(memory: AsyncMemory, conversations: str) -> None:
     for name in ("hybrid", "hierarchical"):
         may = await memory.retrieve(conversations, "How did Maya's morning run feel on 8 May, 2025?", k=2, recipe=name)
