@@ -119,6 +119,15 @@ async def test_oversized_turn_is_stored_whole_and_embedded_truncated(
     assert len(rows[0]["turn"]["text"]) == len(text)
 
 
+@pytest.mark.parametrize("text", ["What database did we pick?", "", "Où est la gare ? 東京", "long " * 400])
+async def test_a_lone_query_embeds_like_a_batch(memory: AsyncMemory, text: str) -> None:
+    """A single text takes the embedder's query path (traced); a batch takes encode()."""
+    [alone] = memory.embedder.embed([text])
+    together = memory.embedder.embed([text, "and a longer neighbour that pads the batch " * 3])[0]
+    assert len(alone) == memory.embedder.dim
+    assert max(abs(a - b) for a, b in zip(alone, together)) < 1e-5
+
+
 async def test_cypher_and_prompt_injection_text_is_plain_data(memory: AsyncMemory, namespace: str) -> None:
     nasty = [
         "'}) MATCH (n) DETACH DELETE n //",
