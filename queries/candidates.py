@@ -53,12 +53,13 @@ def from_epoch_us(us: int) -> datetime:
 
 async def turn_list(
     store: Store, method: Method, key: Key, namespace: str, *, vector: list[float] | None, lucene: str,
-    depth: int, exact: bool, as_of: datetime | None, fetch: int = 0,
+    depth: int, exact: bool, as_of: datetime | None, fetch: int = 0, alone: bool = False,
 ) -> list[Candidate]:
-    """`fetch`: index hits to ask for on the approximate path (default: `depth` and a fifth)."""
+    """`fetch`: index hits to ask for on the approximate path (default: `depth` and a fifth);
+    `alone`: the namespace is the index's only tenant (`queries.turns.scoped`)."""
     index, prop = INDEXES[(method, key)]
     if method == "fulltext":
-        query = scoped(namespace, [prop], lucene)
+        query = scoped(namespace, [prop], lucene, alone)
         if not query:
             return []
         row = await store.read_row("queries/retrieval_fulltext", index=index, query=query, namespace=namespace, k=depth,
@@ -91,11 +92,11 @@ async def turn_list_in_sessions(
 
 async def summary_sessions(
     store: Store, method: Method, namespace: str, *, vector: list[float] | None, lucene: str, depth: int,
-    exact: bool, as_of: datetime | None,
+    exact: bool, as_of: datetime | None, alone: bool = False,
 ) -> list[str]:
     """Sessions in the order their best current summary (session, window or rollup) matches."""
     if method == "fulltext":
-        query = scoped(namespace, SUMMARY_FIELDS, lucene)
+        query = scoped(namespace, SUMMARY_FIELDS, lucene, alone)
         if not query:
             return []
         row = await store.read_row("queries/retrieval_summaries_fulltext", query=query, namespace=namespace, k=depth,

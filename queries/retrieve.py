@@ -82,17 +82,19 @@ class Retriever:
         exact = size <= self.settings.exact_max_turns
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
         fetch = cand.overfetch(depth, size, total)  # index hits for about `depth` in this namespace
+        alone = 0 < size == total  # the only tenant: BM25 needs no namespace clause
 
         def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
             if m == "vector" and exact and self.vectors is not None:
                 assert vector is not None
                 return self.vectors.search(namespace, key, vector, depth, as_of)
             return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
-                                  exact=exact, as_of=as_of, fetch=fetch)
+                                  exact=exact, as_of=as_of, fetch=fetch, alone=alone)
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
             return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,
-                                         depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of)
+                                         depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of,
+                                         alone=alone)
 
         jobs: dict[object, Awaitable] = {(m, key): turn_job(m, key) for m, key in recipe.lists}
         if recipe.two_stage:  # a summary list weighted 0 is not read

@@ -22,17 +22,24 @@ def lucene_escape(text: str) -> str:
     return re.sub(r"\b(AND|OR|NOT|TO)\b", lambda m: m.group(1).lower(), escaped).strip()
 
 
-def scoped(namespace: str, fields: Sequence[str], terms: str) -> str:
+def scoped(namespace: str, fields: Sequence[str], terms: str, alone: bool = False) -> str:
     """`terms` (escaped by `lucene_escape`) in any of `fields`, among `namespace`'s documents only.
 
     The namespace clause is required but scores nothing (^0): BM25 ranks by the text alone, and
     Lucene never ranks other tenants' documents (the indexes hold the namespace, migration 0008).
     The Cypher still checks the namespace exactly, and drops hits that scored 0 (only the namespace
-    clause matched: the terms were all stop words)."""
+    clause matched: the terms were all stop words).
+
+    `alone`: the namespace holds every document of the index (one tenant), so the clause is left
+    out: it cost a third of a BM25 query over 100k turns. Were that stale, other tenants' documents
+    would share the ranking (as before migration 0008) but still never be returned."""
     if not re.search(r"\w", terms):
         return ""
+    text = "+(" + " ".join(f"{f}:({terms})" for f in fields) + ")"
+    if alone:
+        return text
     quoted = namespace.replace("\\", "\\\\").replace('"', '\\"')
-    return f'+namespace:"{quoted}"^0 +(' + " ".join(f"{f}:({terms})" for f in fields) + ")"
+    return f'+namespace:"{quoted}"^0 ' + text
 
 
 def _hits(rows: list[dict[str, Any]], method: str) -> list[TurnHit]:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from kg import AsyncMemory
+from queries.candidates import NamespaceSizes
+from queries.recipes import HIERARCHICAL
+from queries.retrieve import Retriever
+from queries.turns import scoped
 
 T0 = datetime(2025, 5, 1, 12, 0, tzinfo=timezone.utc)
 TEXTS = [
@@ -78,3 +82,33 @@ async def test_bm25_is_scoped_to_the_namespace_inside_lucene(memory: AsyncMemory
     finally:
         await memory.delete_namespace(prefixed)
         await memory.delete_namespace(stopwords)
+
+
+def test_a_namespace_alone_in_the_index_needs_no_lucene_clause() -> None:
+    assert scoped('acme "eu"', ["text"], "Lisbon") == '+namespace:"acme \\"eu\\""^0 +(text:(Lisbon))'
+    assert scoped("acme", ["text", "keywords"], "Lisbon", alone=True) == "+(text:(Lisbon) keywords:(Lisbon))"
+    assert scoped("acme", ["text"], "\\?", alone=True) == ""  # nothing to search for
+
+
+async def test_a_stale_alone_never_leaks_other_tenants(memory: AsyncMemory, namespace: str) -> None:
+    """Sizes that wrongly say the namespace is the index's only tenant (a cache older than a new
+    tenant) drop the Lucene clause; the Cypher still keeps every hit inside the namespace."""
+    other = namespace + "-other"
+    try:
+        await seed(memory, other, ["Lisbon weather report from another tenant."] * 30)
+        await seed(memory, namespace, TEXTS)
+        await memory.summarize_due(namespace, now=T0 + timedelta(days=1))
+        await memory.summarize_due(other, now=T0 + timedelta(days=1))
+
+        class Alone(NamespaceSizes):
+            async def counts(self, ns: str) -> tuple[int, int]:
+                return 10_000, 10_000  # alone, and large: the index path
+
+        retriever = Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval)
+        retriever.sizes = Alone(memory.store)
+        ours = {t.id for t in await memory.turns(namespace, "s1")}  # both tenants call their session s1
+        found = await retriever.search(namespace, "Lisbon weather", 3, HIERARCHICAL)
+        assert found.turns and found.turns[0][0] in ours
+        assert set(found.candidates) <= ours and {t for t, _ in found.turns} <= ours
+    finally:
+        await memory.delete_namespace(other)

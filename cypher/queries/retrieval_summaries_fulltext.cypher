@@ -1,5 +1,6 @@
 // BM25 over current summaries (text, topics and entities) of one namespace; $query is escaped Lucene
-// scoped to the namespace by queries.turns.scoped. One row: [session_id, summary id] in rank order.
+// scoped to the namespace by queries.turns.scoped (unless it is the index's only tenant; the WHERE
+// checks it either way). One row: [session_id, summary id] in rank order.
 CALL db.index.fulltext.queryNodes('summary_text', $query) YIELD node AS sm, score
 WHERE score > 0 AND sm.namespace = $namespace AND sm.expired_at IS NULL AND ($as_of IS NULL OR sm.started_at <= $as_of)
 WITH sm
