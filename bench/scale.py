@@ -4,9 +4,10 @@
 
 Grows one namespace (`bench-scale` unless --namespace) to `--turns` synthetic turns in sessions of
 20, through the real write path (TurnWriter, then summarize_due: context keys, offline summaries),
-then times `Memory.recall` (and `retrieve`) for `--queries` questions, after `--warmup` others whose
-recall latency is reported apart (`warmup_recall_*`): after the bulk writes or a restart the
-server's JIT takes a few hundred queries to settle, and the targets are for a settled server.
+waits until the managed local server has finished merging its index segments (`settled_s`), then
+times `Memory.recall` (and `retrieve`) for `--queries` questions, after `--warmup` others whose
+recall latency is reported apart (`warmup_recall_*`): after bulk writes or a restart the server's
+JIT takes a few hundred queries to settle, and the targets are for a settled server.
 Re-runs only add what is missing.
 
 Embedding 100k turns and as many context keys with MiniLM on two cores would take hours and
@@ -21,20 +22,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import statistics
 import sys
 import time
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any, Sequence
 
 from ingest.summaries.offline import OfflineSummarizer
 from ingest.summaries.writer import SessionSummarizer
 from ingest.turns import TurnWriter
 from kg import AsyncMemory, load_settings
+from kg.config import Settings
 from kg.embeddings import Embedder
 from kg.models import Message
+from kg.neo4j_local import LocalNeo4j
 
 PEOPLE = ["Maya", "Ravi", "Lena", "Tomasz", "Aiko", "Jon", "Gina", "Omar", "Sofia", "Kwame"]
 SUBJECTS = ["the sensor project", "our Postgres cluster", "the Kyoto trip", "my sister's wedding", "the quarterly report",
@@ -99,6 +104,29 @@ def messages(namespace: str, pool: list[str], start: int, end: int, seed: int) -
     return out
 
 
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def settle(settings: Settings, limit_s: float, window_s: float = 5.0, busy: float = 0.05) -> float:
+    """Seconds waited for the managed local server to go quiet (CPU under `busy` of a core over
+    `window_s`): after bulk writes, Lucene merges the vector indexes' many small segments in the
+    background for a minute or more, and queries timed meanwhile measure the merges. 0 when the
+    server is not the managed local one (nothing to watch) or is already quiet."""
+    pid = LocalNeo4j(settings.neo4j.local).pid() if settings.neo4j.uri is None else None
+    if pid is None or not Path(f"/proc/{pid}/stat").exists():
+        return 0.0
+    started = time.monotonic()
+    while time.monotonic() - started < limit_s:
+        before = _cpu_s(pid)
+        await asyncio.sleep(window_s)
+        if _cpu_s(pid) - before < busy * window_s:
+            break
+        print(f"waiting for the server's index merges to finish ({time.monotonic() - started:.0f}s)", file=sys.stderr)
+    return round(time.monotonic() - started - window_s, 1)
+
+
 def question(rng: random.Random) -> str:
     return f"What did {rng.choice(PEOPLE)} say about {rng.choice(SUBJECTS)} and {rng.choice(OBJECTS)}?"
 
@@ -108,7 +136,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-async def run(turns: int, queries: int, warmup: int, namespace: str, keep: bool, seed: int) -> dict[str, Any]:
+async def run(turns: int, queries: int, warmup: int, namespace: str, keep: bool, seed: int,
+              settle_limit_s: float = 600.0) -> dict[str, Any]:
     settings = load_settings()
     async with AsyncMemory(settings) as memory:
         pool = sentence_pool(seed, 1500)
@@ -127,6 +156,7 @@ async def run(turns: int, queries: int, warmup: int, namespace: str, keep: bool,
             started = time.perf_counter()
             summarized = await summarizer.due(namespace, now=datetime.now(timezone.utc))
             summarize_s = time.perf_counter() - started
+            settled_s = await settle(settings, limit_s=settle_limit_s) if have < turns or summarized else 0.0
             rng = random.Random(seed)
             asked = [question(rng) for _ in range(queries)]
             # Warm-up on other questions, reported apart: after a restart or the bulk writes above,
@@ -159,7 +189,7 @@ async def run(turns: int, queries: int, warmup: int, namespace: str, keep: bool,
         "recall_p50_ms": round(statistics.median(recall_ms), 2), "recall_p95_ms": round(percentile(recall_ms, 0.95), 2),
         "retrieve_p50_ms": round(statistics.median(retrieve_ms), 2),
         "retrieve_p95_ms": round(percentile(retrieve_ms, 0.95), 2),
-        "write_s": round(write_s, 1), "summarize_s": round(summarize_s, 1), "sessions_summarized": len(summarized),
+        "write_s": round(write_s, 1), "summarize_s": round(summarize_s, 1), "settled_s": settled_s, "sessions_summarized": len(summarized),
     }
 
 
@@ -171,10 +201,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="questions asked first, reported apart (the server's JIT warm-up)")
     parser.add_argument("--namespace", default="bench-scale")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--settle-limit", type=float, default=600.0,
+                        help="longest wait, in seconds, for the server's index merges after writing")
     parser.add_argument("--keep", action="store_true", help="keep the namespace (a re-run then only times)")
     parser.add_argument("--json", action="store_true", help="print JSON only")
     args = parser.parse_args(argv)
-    result = asyncio.run(run(args.turns, args.queries, args.warmup, args.namespace, args.keep, args.seed))
+    result = asyncio.run(run(args.turns, args.queries, args.warmup, args.namespace, args.keep, args.seed,
+                                 args.settle_limit))
     print(json.dumps(result) if args.json else json.dumps(result, indent=2))
     return 0
 
