@@ -22,9 +22,9 @@ def settings_with(max_text_chars: int = 1000, **http: Any):
 
 
 @contextlib.asynccontextmanager
-async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+async def serving(app: FastAPI) -> AsyncIterator[None]:
     """The app's lifespan in a task of its own (its task groups must exit where they entered, and
-    pytest-asyncio finalizes fixtures in another task), with a client over ASGI."""
+    pytest-asyncio finalizes fixtures in another task); a failing start-up raises here."""
     started, stop = asyncio.Event(), asyncio.Event()
 
     async def lifespan() -> None:
@@ -37,11 +37,18 @@ async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     if task.done():
         task.result()
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as c:
-            yield c
+        yield
     finally:
         stop.set()
         await task
+
+
+@contextlib.asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """The app served (`serving`), with a client over ASGI."""
+    async with serving(app), \
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as c:
+        yield c
 
 
 @pytest.fixture

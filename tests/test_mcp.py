@@ -22,6 +22,7 @@ from kg.access import key_digest
 from kg.config import HttpSettings
 from kg.http import create_app
 from kg.mcp import LocalScope, build_server
+from tests.http_client import serving
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = {"remember", "facts_as_of", "core_rules", "search_turns", "search_sessions", "search_memories", "recall"}
@@ -112,41 +113,31 @@ async def test_streamable_http_scopes_tools_by_key(memory: AsyncMemory, namespac
     base = load_settings()
     settings = base.model_copy(update={"http": HttpSettings(keys={key_digest("ka"): [namespace], "kb": [other]})})
     app = create_app(settings, memory=memory)
-    started, stop = asyncio.Event(), asyncio.Event()
-
-    async def lifespan() -> None:
-        async with app.router.lifespan_context(app):
-            started.set()
-            await stop.wait()
-
-    task = asyncio.create_task(lifespan())
-    await started.wait()
     try:
-        async def session(key: str | None) -> httpx2.AsyncClient:
-            return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1:8000",
-                                      headers={"X-API-Key": key} if key else {})
+        async with serving(app):
+            async def session(key: str | None) -> httpx2.AsyncClient:
+                return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1:8000",
+                                          headers={"X-API-Key": key} if key else {})
 
-        async with await session("ka") as http, \
-                Client(streamable_http_client("http://127.0.0.1:8000/mcp", http_client=http)) as client:
-            assert TOOLS <= {t.name for t in (await client.list_tools()).tools}
-            done = data(await client.call_tool("remember", {"namespace": namespace, "subject": "user",
-                                                            "predicate": "secret", "object": "a"}))
-            assert done["decision"] == "added"
-            for tool, args in (("facts_as_of", {"subject": "user"}), ("core_rules", {}),
-                               ("search_turns", {"query": "secret"}), ("search_sessions", {"query": "secret"}),
-                               ("search_memories", {"query": "secret"}), ("recall", {"query": "secret"}),
-                               ("remember", {"subject": "user", "predicate": "p", "object": "o"})):
-                denied = await client.call_tool(tool, {"namespace": other, **args})
-                assert denied.is_error and "may not use namespace" in denied.content[0].text, tool
-        async with await session(None) as http:
-            r = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-            assert r.status_code == 401 and r.json()["detail"][0]["field"] == "X-API-Key"
-        async with await session("wrong") as http:
-            r = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-            assert r.status_code == 401
+            async with await session("ka") as http, \
+                    Client(streamable_http_client("http://127.0.0.1:8000/mcp", http_client=http)) as client:
+                assert TOOLS <= {t.name for t in (await client.list_tools()).tools}
+                done = data(await client.call_tool("remember", {"namespace": namespace, "subject": "user",
+                                                                "predicate": "secret", "object": "a"}))
+                assert done["decision"] == "added"
+                for tool, args in (("facts_as_of", {"subject": "user"}), ("core_rules", {}),
+                                   ("search_turns", {"query": "secret"}), ("search_sessions", {"query": "secret"}),
+                                   ("search_memories", {"query": "secret"}), ("recall", {"query": "secret"}),
+                                   ("remember", {"subject": "user", "predicate": "p", "object": "o"})):
+                    denied = await client.call_tool(tool, {"namespace": other, **args})
+                    assert denied.is_error and "may not use namespace" in denied.content[0].text, tool
+            async with await session(None) as http:
+                r = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+                assert r.status_code == 401 and r.json()["detail"][0]["field"] == "X-API-Key"
+            async with await session("wrong") as http:
+                r = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+                assert r.status_code == 401
     finally:
-        stop.set()
-        await task
         await memory.delete_namespace(other)
 
 
