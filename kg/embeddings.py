@@ -50,7 +50,7 @@ class LocalMiniLM:
         self.name = f"local/{settings.local_model}"
         self._settings = settings
         self._model: Any = None
-        self._single: Any = None
+        self._single: Callable[[str], list[float]] | None = None  # the traced query path
         # Every torch call runs on this one thread: torch keeps an OpenMP thread team per calling
         # thread, and teams of several threads spinning on a small machine made each query's
         # embedding take twice as long (measured 8 ms against 14 ms on two cores).

@@ -4,8 +4,9 @@ Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn
 its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
 window, the speakers it names, and a question's score passed on to the turn that answers it.
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
-summaries' BM25 matches (and dense ones, if the recipe weights them), plus the time window) and re-ranks turns inside the top S
-sessions with the session's rank as a prior (stage 2), keeping T per session, then top K.
+summaries' BM25 matches, dense ones too if the recipe weights them, plus the time window) and
+re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), keeping T
+per session, then top K.
 
 Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
 tenants' turns), over their vectors cached in memory (`queries.vectors`); large ones by the HNSW
