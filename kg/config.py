@@ -26,6 +26,7 @@ DEFAULT_CONFIG_FILE = "kg.toml"
 
 
 def _cache_home() -> Path:
+    """`$XDG_CACHE_HOME/kg-memory`, else `~/.cache/kg-memory`"""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kg-memory"
 
 
