@@ -57,7 +57,11 @@ class PredicateResolver(Protocol):
 
 
 def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
+    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
+    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
+    a start equal to an `as_of` would no longer hold at it."""
+    value = value.to_native() if hasattr(value, "to_native") else value
+    return as_utc(value) if isinstance(value, datetime) else value
 
 
 def _record(row: Mapping[str, Any]) -> FactRecord:

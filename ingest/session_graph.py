@@ -31,6 +31,7 @@ from ingest.facts import FactWriter
 from ingest.reconcile import Asserted, event_ids, stale
 from ingest.relationships import RelationshipWriter
 from kg.facts_models import entity_id, entity_key
+from kg.models import as_utc
 from kg.store import Store, Tx
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
@@ -217,7 +218,11 @@ class SessionGraphWriter:
 
 
 def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
+    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
+    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
+    a start equal to an `as_of` would no longer hold at it."""
+    value = value.to_native() if hasattr(value, "to_native") else value
+    return as_utc(value) if isinstance(value, datetime) else value
 
 
 def _ends(namespace: str, r: Any, names: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
