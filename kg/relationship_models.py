@@ -42,6 +42,7 @@ class RelationshipView(BaseModel):
     lineage_id: str
     supersedes_id: str | None = None  # the version of the old target this one's start ended
     reinforcement_count: int = 0
+    last_reinforced_at: datetime | None = None
     evidence: list[str] = Field(default_factory=list)  # turn ids
     sessions: list[str] = Field(default_factory=list)
     extractor: str | None = None

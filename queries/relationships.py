@@ -1,5 +1,6 @@
 """Point-in-time relationships: a subject's edges holding at valid time `as_of`, as believed at
-transaction time `known_at`. The filters run in Cypher (`relationships_at`)."""
+transaction time `known_at`. The filters run in Cypher (`relationships_at`); a view in the past
+shows the reinforcement counts of then, from the events learned by `known_at`."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def _status(edge: Mapping[str, Any], at: datetime, known_at: datetime | None) ->
 
 def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None) -> RelationshipView:
     edge = {k: _native(v) for k, v in row["edge"].items()}
+    if row.get("then") is not None:  # counts as they stood at known_at
+        edge.update({k: _native(v) for k, v in row["then"].items()})
     return RelationshipView.model_validate({
         **edge, "type": edge["relation"], "subject": row["subject"], "subject_key": row["subject_key"],
         "object": row["object"], "object_key": row["object_key"], "object_id": row["object_id"],

@@ -71,6 +71,8 @@ async def test_many_to_many_ends_only_by_retraction(memory: AsyncMemory, namespa
     assert again.decision == "reinforced"
     [ana] = await memory.relationships(ns, "Maya", "works_with", as_of=day(25))
     assert ana.reinforcement_count == 1 and ana.valid_from == day(5)
+    [ana_then] = await memory.relationships(ns, "Maya", "works_with", as_of=day(25), known_at=day(21))
+    assert (ana_then.id, ana_then.reinforcement_count, ana_then.last_reinforced_at) == (ana.id, 0, None)
 
 
 async def test_relationships_over_http(api: httpx.AsyncClient, namespace: str) -> None:  # noqa: F811
