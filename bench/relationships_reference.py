@@ -76,7 +76,7 @@ def _history(rng: random.Random, cardinality: str, targets: list[str]) -> list[d
     return learned
 
 
-def generate(seed: int, subjects: int = 12, traps: int = 6) -> dict[str, Any]:
+def generate(seed: int, subjects: int = 12, traps: int = 12) -> dict[str, Any]:
     rng = random.Random(seed)
     people = [f"Person {i}" for i in range(subjects + traps + 10)]
     orgs = [f"Org {i}" for i in range(8)]
@@ -87,11 +87,11 @@ def generate(seed: int, subjects: int = 12, traps: int = 6) -> dict[str, Any]:
             targets = orgs if type_ == "works_for" else [p for p in people[subjects:] if p != subject]
             slots.append((subject, type_, "main", _history(rng, "one" if type_ in ONE else "many", targets)))
     trap_slots = []
-    for j in range(traps):  # other subjects, same types, targets shared with the main subjects
+    for j in range(traps):  # other subjects, the same type and target as a main subject's edge
         subject = people[subjects + j]
-        type_ = rng.choice(ONE + MANY)
-        targets = orgs if type_ == "works_for" else people[subjects + traps:]
-        trap_slots.append((subject, type_, "trap", [{"op": "assert", "object": rng.choice(targets),
+        _, type_, _, steps = rng.choice(slots)
+        target = rng.choice([s["object"] for s in steps if s["op"] == "assert" and s["object"] != subject])
+        trap_slots.append((subject, type_, "trap", [{"op": "assert", "object": target,
                                                      "day": rng.randrange(0, 1800), "tag": "trap"}]))
     # interleave: traps go first, then the main histories round-robin, so traps sit between them
     queue = [list(s[3]) for s in slots]

@@ -60,5 +60,7 @@ def stale(prior: Sequence[Asserted], found: Iterable[str]) -> list[Asserted]:
     return [p for p in prior if not p.withdrawn and not p.corroborated and p.statement not in found]
 
 
-def reason(previous_version: str | None, version: str) -> str:
-    return f"re-extraction: not found by {version} (found by {previous_version or 'an earlier version'})"
+def reason(version: str, withdrawn: Mapping[str, Any]) -> str:
+    """Why `withdrawn` (an assert event) is taken back, naming both extractor versions."""
+    found_by = f"{withdrawn.get('extractor') or 'an earlier extractor'}:{withdrawn.get('prompt_version')}"
+    return f"re-extraction: not found by {version} (found by {found_by})"

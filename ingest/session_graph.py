@@ -28,7 +28,7 @@ from ingest.dedup.neo4j_resolver import GraphResolver, with_retries
 from ingest.extraction.chunking import fact_key, normalize
 from ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResult
 from ingest.facts import FactWriter
-from ingest.reconcile import Asserted, event_ids, stale
+from ingest.reconcile import Asserted, event_ids, reason, stale
 from ingest.relationships import RelationshipWriter
 from kg.facts_models import entity_id, entity_key
 from kg.models import as_utc
@@ -203,9 +203,7 @@ class SessionGraphWriter:
             common = dict(
                 valid_from=_native(e["valid_from"]), op="retract", session_id=session_id, tx=tx,
                 extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
-                withdraws=e["id"], event_id="wdr_" + _digest(e["id"]),
-                reason=f"re-extraction: not found by {provenance.version} (found by "
-                       f"{e.get('extractor')}:{e.get('prompt_version')})")
+                withdraws=e["id"], event_id="wdr_" + _digest(e["id"]), reason=reason(provenance.version, e))
             if item.kind == "fact":
                 written = await self.facts.remember(namespace, e["subject_key"], e["predicate"], e["object_value"],
                                                     source=e.get("source") or "stated", **common)
