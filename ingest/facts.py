@@ -57,7 +57,11 @@ class PredicateResolver(Protocol):
 
 
 def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
+    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
+    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
+    a start equal to an `as_of` would no longer hold at it."""
+    value = value.to_native() if hasattr(value, "to_native") else value
+    return as_utc(value) if isinstance(value, datetime) else value
 
 
 def _record(row: Mapping[str, Any]) -> FactRecord:
@@ -75,7 +79,7 @@ def _event(row: Mapping[str, Any]) -> FactEvent:
     return FactEvent(
         id=row["id"], op=row["op"], subject=row["subject_key"], predicate=row["predicate"],
         object_value=row["object_value"], valid_from=_native(row["valid_from"]),
-        recorded_at=_native(row["recorded_at"]), source=row["source"],
+        recorded_at=_native(row["recorded_at"]), source=row["source"], withdraws=row.get("withdraws"),
     )
 
 
@@ -121,10 +125,17 @@ class FactWriter:
         tx: Tx | None = None,
         event_id: str | None = None,
         object_key: str | None = None,
+        session_id: str | None = None,
+        withdraws: str | None = None,
+        reason: str | None = None,
+        statement: str | None = None,
     ) -> RememberResult:
         """`tx`: write in the caller's transaction (post-session indexing; the slot is ensured in it);
         `event_id`: a deterministic id, so writing the same event again is a no-op; `object_key`: the
-        key of the object's entity when a resolver chose it (default: derived from `object`)."""
+        key of the object's entity when a resolver chose it (default: derived from `object`);
+        `session_id`: the session an extraction read it from; `withdraws`: the id of an earlier event
+        this one takes back (re-extraction), with `reason`; `statement`: the key re-extraction knows
+        an extracted statement by (`ingest.reconcile`)."""
         if op not in get_args(Op):
             raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
         if source not in get_args(Source):
@@ -141,6 +152,8 @@ class FactWriter:
             "op": op, "object_value": value, "object_type": object_type, "source": source,
             "extractor": extractor, "prompt_version": prompt_version, "object_key": object_key,
             "cardinality_by": cardinality_by,  # e.g. "fake:claude-haiku-4-5:predicate-contradiction-v1"
+            "session_id": session_id, "withdraws": withdraws, "reason": reason,
+            "statement": statement,
         }
         subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": subject_type}
         turn_ids = list(dict.fromkeys(evidence_turn_ids))

@@ -25,6 +25,7 @@ from ingest.extraction.chunking import chunks_for, merge
 from ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
 from ingest.extraction.models import ChunkTurn, ExtractionResult
 from ingest.facts import FactWriter
+from ingest.relationships import RelationshipWriter
 from ingest.session_graph import Provenance, SessionGraphWriter, Written
 from kg.config import Settings
 from kg.indexing_models import IndexReport, SessionIndexReport
@@ -153,7 +154,8 @@ async def open_indexer(memory: AsyncMemory, extractor: Extractor | None = None) 
                                  embedding_model=memory.embedder.name)
         writer = SessionGraphWriter(
             memory.store, resolver, FactWriter(memory.store, settings, memory.predicate_resolver),
-            CorrectionWriter(memory.store, memory.embedder, settings.memory.corrections, memory.correction_judge))
+            CorrectionWriter(memory.store, memory.embedder, settings.memory.corrections, memory.correction_judge),
+            RelationshipWriter(memory.store, settings))
         yield SessionIndexer(memory.store, settings, extractor, writer, adjudicate)
     finally:
         for closable in (extractor if own else None, adjudicate):

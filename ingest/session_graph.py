@@ -3,13 +3,14 @@
 In order, inside the transaction: lock the session; resolve the extracted entities through the
 Neo4j resolver (it sees this transaction's writes through its batch overlay); link every evidence
 turn `(Turn)-[:MENTIONS]->(Entity)`; write facts through the fact writer (subjects and objects
-named by their resolved entity's key), relationships as `RELATES_TO`, corrections through the
-correction writer, decisions; stamp the session. Everything carries the extractor, model and
-prompt version.
+named by their resolved entity's key), relationships through the relationship writer (bi-temporal
+`RELATES_TO` edges), corrections through the correction writer, decisions; withdraw what an earlier
+extractor version read from this session and this one no longer finds (`ingest.reconcile`); stamp
+the session. Everything carries the extractor, model and prompt version.
 
 Re-indexing duplicates nothing: a surface form this session already resolved keeps its entity
 (the resolver is not asked again: a bare "Dana" would otherwise stay ambiguous against itself),
-fact events, relationships and decisions have ids derived from the session (or the namespace)
+fact and relationship events and decisions have ids derived from the session (or the namespace)
 and the item, links are merged, and a correction repeated by its own session is a no-op.
 """
 
@@ -27,7 +28,10 @@ from ingest.dedup.neo4j_resolver import GraphResolver, with_retries
 from ingest.extraction.chunking import fact_key, normalize
 from ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResult
 from ingest.facts import FactWriter
+from ingest.reconcile import Asserted, event_ids, reason, stale
+from ingest.relationships import RelationshipWriter
 from kg.facts_models import entity_id, entity_key
+from kg.models import as_utc
 from kg.store import Store, Tx
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
@@ -62,6 +66,7 @@ class Written:
     relationships: int = 0
     corrections: int = 0
     decisions: int = 0
+    withdrawn: int = 0
 
 
 def _digest(*parts: object) -> str:
@@ -69,11 +74,13 @@ def _digest(*parts: object) -> str:
 
 
 class SessionGraphWriter:
-    def __init__(self, store: Store, resolver: GraphResolver, facts: FactWriter, corrections: CorrectionWriter) -> None:
+    def __init__(self, store: Store, resolver: GraphResolver, facts: FactWriter, corrections: CorrectionWriter,
+                 relationships: RelationshipWriter) -> None:
         self.store = store
         self.resolver = resolver
         self.facts = facts
         self.corrections = corrections
+        self.relationships = relationships
 
     async def write(
         self, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
@@ -120,8 +127,16 @@ class SessionGraphWriter:
             [linked] = await tx.run("queries/mentions_write", namespace=namespace, session_id=session_id,
                                     rows=rows, stamp=stamp)
             done.mentions = linked["linked"]
-        done.facts = await self._facts(tx, namespace, session_id, turns, result, provenance, names)
-        done.relationships = await self._relationships(tx, namespace, session_id, turns, result, stamp, names)
+        prior = [Asserted.from_row(r) for r in await tx.run(
+            "queries/session_statements", namespace=namespace, session_id=session_id)]
+        statements = _statements(namespace, session_id, result, names)
+        ids = event_ids(statements.values(), prior)
+        done.facts = await self._facts(tx, namespace, session_id, turns, result, provenance, names, statements, ids)
+        done.relationships = await self._relationships(
+            tx, namespace, session_id, turns, result, provenance, names, statements, ids)
+        if session["previous_version"] not in (None, provenance.version):
+            done.withdrawn = await self._withdraw(tx, namespace, session_id, stale(prior, statements.values()),
+                                                  provenance)
         for c in result.corrections:
             seen = max((turns[t].ts for t in c.evidence_turn_ids if t in turns and turns[t].ts), default=None)
             added = await self.corrections.add(
@@ -141,10 +156,12 @@ class SessionGraphWriter:
 
     async def _facts(
         self, tx: Tx, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
-        provenance: Provenance, names: Mapping[str, Mapping[str, Any]],
+        provenance: Provenance, names: Mapping[str, Mapping[str, Any]], statements: Mapping[tuple, str],
+        ids: Mapping[str, str],
     ) -> int:
         changed = 0
         for f in result.facts:
+            statement = statements[("fact", *fact_key(f))]
             subject, obj = names.get(normalize(f.subject)), names.get(normalize(f.object))
             evidence = [t for t in f.evidence_turn_ids if t in turns]
             valid_from = f.valid_from or min((turns[t].ts for t in evidence if turns[t].ts), default=None)
@@ -154,28 +171,73 @@ class SessionGraphWriter:
                 evidence_turn_ids=evidence, extractor=f"{provenance.extractor}:{provenance.model}",
                 prompt_version=provenance.prompt_version, subject_type=subject["type"] if subject else "other",
                 object_type=obj["type"] if obj else None, object_key=obj["key"] if obj else None, tx=tx,
-                event_id="fev_" + _digest(namespace, session_id, *fact_key(f)))
+                event_id=ids[statement], statement=statement, session_id=session_id)
             changed += written.decision != "noop"
         return changed
 
     async def _relationships(
         self, tx: Tx, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
-        stamp: Mapping[str, Any], names: Mapping[str, Mapping[str, Any]],
+        provenance: Provenance, names: Mapping[str, Mapping[str, Any]], statements: Mapping[tuple, str],
+        ids: Mapping[str, str],
     ) -> int:
-        rows = []
+        changed = 0
         for r in result.relationships:
-            ends = [names.get(normalize(n)) or _named(namespace, n) for n in (r.from_, r.to)]
+            ends = _ends(namespace, r, names)
+            statement = statements[("relationship", ends[0]["id"], r.relation, ends[1]["id"], r.retracts)]
             evidence = [t for t in r.evidence_turn_ids if t in turns]
-            rows.append({
-                "id": "rel_" + _digest(namespace, ends[0]["id"], r.relation, ends[1]["id"]), "relation": r.relation,
-                "from": ends[0], "to": ends[1], "evidence": evidence,
-                "valid_from": min((turns[t].ts for t in evidence if turns[t].ts), default=stamp["extracted_at"]),
-            })
-        if not rows:
-            return 0
-        [wrote] = await tx.run("queries/relationships_write", namespace=namespace, session_id=session_id, rows=rows,
-                               stamp=stamp, now=stamp["extracted_at"])
-        return wrote["created"]
+            written = await self.relationships.relate(
+                namespace, ends[0], r.relation, ends[1],
+                valid_from=min((turns[t].ts for t in evidence if turns[t].ts), default=provenance.extracted_at),
+                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence, session_id=session_id,
+                extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
+                tx=tx, event_id=ids[statement], statement=statement)
+            changed += written.decision != "noop"
+        return changed
+
+    async def _withdraw(self, tx: Tx, namespace: str, session_id: str, gone: list[Asserted],
+                        provenance: Provenance) -> int:
+        """Withdraw each statement an earlier version found in this session and this one does not."""
+        withdrawn = 0
+        for item in gone:
+            e = item.event
+            common = dict(
+                valid_from=_native(e["valid_from"]), op="retract", session_id=session_id, tx=tx,
+                extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
+                withdraws=e["id"], event_id="wdr_" + _digest(e["id"]), reason=reason(provenance.version, e))
+            if item.kind == "fact":
+                written = await self.facts.remember(namespace, e["subject_key"], e["predicate"], e["object_value"],
+                                                    source=e.get("source") or "stated", **common)
+            else:
+                subject = {"id": e["subject_id"], "key": e["subject_key"], "name": e["subject_key"], "type": "other"}
+                obj = {"id": e["object_id"], "key": e["object_key"], "name": e["object_key"], "type": "other"}
+                written = await self.relationships.relate(namespace, subject, e["relation"], obj, **common)
+            withdrawn += written.decision != "noop"
+        return withdrawn
+
+
+def _native(value: Any) -> Any:
+    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
+    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
+    a start equal to an `as_of` would no longer hold at it."""
+    value = value.to_native() if hasattr(value, "to_native") else value
+    return as_utc(value) if isinstance(value, datetime) else value
+
+
+def _ends(namespace: str, r: Any, names: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [names.get(normalize(n)) or _named(namespace, n) for n in (r.from_, r.to)]
+
+
+def _statements(namespace: str, session_id: str, result: ExtractionResult,
+                names: Mapping[str, Mapping[str, Any]]) -> dict[tuple, str]:
+    """Each extracted fact and relationship -> its statement key (the first generation's event id)."""
+    out: dict[tuple, str] = {}
+    for f in result.facts:
+        out[("fact", *fact_key(f))] = "fev_" + _digest(namespace, session_id, *fact_key(f))
+    for r in result.relationships:
+        a, b = _ends(namespace, r, names)
+        key = ("relationship", a["id"], r.relation, b["id"], r.retracts)
+        out[key] = "rev_" + _digest(namespace, session_id, a["id"], r.relation, b["id"], r.retracts)
+    return out
 
 
 def _mention(entity: ExtractedEntity, turns: Mapping[str, ChunkTurn]) -> Mention:

@@ -80,6 +80,7 @@ class FactEvent:
     valid_from: datetime
     recorded_at: datetime
     source: Source = "stated"
+    withdraws: str | None = None  # the id of an earlier event this one takes back (see `timeline`)
 
     def __post_init__(self) -> None:
         if self.op not in ("assert", "retract"):
@@ -202,8 +203,17 @@ def _replay_slot(events: Sequence[FactEvent]) -> tuple[list[Span], dict[str, Dec
 
 
 def timeline(events: Iterable[FactEvent], cardinality: Cardinality) -> tuple[list[Span], dict[str, Decision]]:
-    """The valid-time spans one subject+predicate's events imply, and what each event did (by event id)."""
+    """The valid-time spans one subject+predicate's events imply, and what each event did (by event id).
+
+    A withdrawal (an event with `withdraws`) takes an earlier event back: the timeline is replayed
+    as if that event had never been learned, so a value it had superseded holds again. Re-extraction
+    withdraws what an older prompt read from a session and a newer one no longer finds; a retraction
+    instead says the value stopped holding at its `valid_from`."""
     events = list(events)
+    known = {e.id for e in events}
+    withdrawn = {e.withdraws for e in events if e.withdraws}
+    withdrawals = {e.id: ("retracted" if e.withdraws in known else "noop") for e in events if e.withdraws}
+    events = [e for e in events if not e.withdraws and e.id not in withdrawn]
     if cardinality == "one":
         spans, effects = _replay_slot(events)
     else:  # each value is its own slot: a new value never ends another
@@ -213,6 +223,7 @@ def timeline(events: Iterable[FactEvent], cardinality: Cardinality) -> tuple[lis
             spans += value_spans
             effects.update(value_effects)
     spans.sort(key=lambda s: (s.valid_from, s.object_value))
+    effects.update(withdrawals)
     return spans, effects
 
 

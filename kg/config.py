@@ -209,6 +209,8 @@ class RetrievalSettings(BaseModel):
 class MemorySettings(BaseModel):
     indexing: IndexingSettings = Field(default_factory=IndexingSettings)
     predicates: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
+    # relationship type -> cardinality, over the defaults of ingest.relationship_timeline
+    relationships: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     corrections: CorrectionSettings = Field(default_factory=CorrectionSettings)
     entity_deduplication: DedupSettings = Field(default_factory=DedupSettings)

@@ -121,7 +121,7 @@ async def retry_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
 
 
 def install(app: FastAPI) -> None:
-    from kg import http_facts, http_turns  # noqa: F401 - their routes register on `scoped`
+    from kg import http_facts, http_relationships, http_turns  # noqa: F401 - their routes register on `scoped`
 
     app.include_router(public)
     app.include_router(scoped)

@@ -26,7 +26,8 @@ class SessionIndexReport(BaseModel):
     entities_reused: int = 0  # linked by an earlier indexing of this session (re-index)
     mentions: int = 0  # (Turn)-[:MENTIONS]->(Entity) links
     facts: int = 0  # fact events that changed something (added, reinforced, superseded, retracted)
-    relationships: int = 0  # new RELATES_TO links (a known one only gains evidence)
+    relationships: int = 0  # relationship events that changed something (added, reinforced, superseded, retracted)
+    withdrawn: int = 0  # statements an earlier extractor version found here and this one no longer does
     corrections: int = 0  # corrections added, reinforced or invalidating others (not no-ops)
     decisions: int = 0  # new decisions
     llm_calls: int = 0

@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from kg.access import OPEN, AccessDenied, Grant, Keyring
+from kg import mcp_relationships
 from kg.config import Settings
 from kg.correction_models import CoreRules
 from kg.facts_models import FactView, RememberResult
@@ -133,6 +134,7 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
         """The user's standing rules and strong preferences (from past corrections), strongest first."""
         return await open_(ctx, namespace).core_rules(namespace)
 
+    mcp_relationships.add_tools(server, open_)
     return server
 
 

@@ -21,6 +21,7 @@ from kg.embeddings import Embedder, embedder_for
 from kg.facts_models import FactView, RememberResult
 from kg.models import IngestReport, Message, Session, Turn, TurnHit
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
+from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
 from kg.memory_work import WorkFacade
 from kg.store import Store
@@ -42,7 +43,7 @@ def _llm_configured(settings: Settings) -> bool:
     return backend in settings.llm.services
 
 
-class AsyncMemory(RulesFacade, WorkFacade):
+class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or load_settings()
         self._store: Store | None = None

@@ -3,6 +3,13 @@
 Statements come from `cypher/` by name; values are always parameters. Labels and relationship
 types only ever come from those files. The store also owns the schema: migrations (recorded as
 `(:Migration)` nodes) and the embedding space the vector indexes are sized for.
+
+Cluster-ready: `read` runs in a managed read transaction (routed to a secondary under a
+`neo4j://` URI), `write` and `transaction` in managed write transactions (the leader), retried on
+transient errors. Every one of them, and the sessions the store opens, shares the driver's
+`execute_query_bookmark_manager`, so a read that follows the caller's own write waits for it on
+whichever server serves the read (causal consistency). `autocommit` is the one exception, for
+statements that manage their own transactions (`CALL ... IN TRANSACTIONS`). See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -97,12 +104,15 @@ class Store:
         return dict(zip(records[0].keys(), records[0].values())) if records else {}
 
     async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        records, _, _ = await self.driver.execute_query(cypher.load(name), params, database_=self.database)
+        records, _, _ = await self.driver.execute_query(
+            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
+        )
         return [r.data() for r in records]
 
     async def autocommit(self, name: str, **params: Any) -> None:
-        """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`)."""
-        async with self.driver.session(database=self.database) as session:
+        """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`): an
+        auto-commit transaction, sent to the leader, not retried; it joins the shared bookmarks."""
+        async with self._session(neo4j.WRITE_ACCESS) as session:
             result = await session.run(cypher.load(name), params)
             await result.consume()
 
@@ -112,8 +122,13 @@ class Store:
         async def unit(tx: AsyncManagedTransaction) -> T:
             return await work(Tx(tx))
 
-        async with self.driver.session(database=self.database) as session:
+        async with self._session(neo4j.WRITE_ACCESS) as session:
             return await session.execute_write(unit)
+
+    def _session(self, access: str) -> neo4j.AsyncSession:
+        """A session in the bookmark chain `execute_query` uses: reads after it see its writes."""
+        return self.driver.session(database=self.database, default_access_mode=access,
+                                   bookmark_manager=self.driver.execute_query_bookmark_manager)
 
     # -- schema -----------------------------------------------------------------------------
     async def migrate(self, embedder_name: str, dim: int) -> list[str]:

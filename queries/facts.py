@@ -3,6 +3,10 @@
 The belief filter (`recorded_at <= known_at < expired_at`) and the validity filter
 (`valid_from <= as_of < valid_to`) run in Cypher (`facts_at`, `facts_history`); this module turns
 rows into `FactView`s with a status and a confidence score (`queries.confidence`).
+
+A view in the past is exact: reinforcements are events (`FactEvent`s) and reads are kept as read
+events on the fact, so with `known_at` a fact shows the reinforcement count, last reinforcement
+and last read it had then, and its confidence is scored at that moment, not with today's counts.
 """
 
 from __future__ import annotations
@@ -33,12 +37,16 @@ def _status(fact: Mapping[str, Any], superseded_by: str | None, at: datetime, kn
 
 
 def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None, cfg: ConfidenceSettings) -> FactView:
-    fact = {k: _native(v) for k, v in row["fact"].items()}
+    fact = {k: _native(v) for k, v in row["fact"].items() if k != "read_at"}
     status = _status(fact, row["superseded_by"], at, known_at)
+    then = row.get("then")
+    if then is not None:  # as it stood at known_at (see facts_at)
+        fact.update({k: _native(v) for k, v in then.items()})
+    moment = min(at, known_at) if then is not None and known_at is not None else at
     confidence = score(
         source=fact["source"], reinforcement_count=fact.get("reinforcement_count") or 0,
         recorded_at=fact["recorded_at"], last_reinforced_at=fact.get("last_reinforced_at"),
-        last_accessed_at=fact.get("last_accessed_at"), ended=status != "current", at=at, cfg=cfg,
+        last_accessed_at=fact.get("last_accessed_at"), ended=status != "current", at=moment, cfg=cfg,
     )
     return FactView.model_validate({
         **fact, "subject": row["subject"], "object_entity_id": row["object_entity_id"],
@@ -65,6 +73,7 @@ async def facts(
         "queries/facts_at", namespace=namespace, subject_key=entity_key(subject),
         predicate=predicate_key(predicate) if predicate is not None else None,
         as_of=at, known_at=known, include_superseded=include_superseded, now=now,
+        read_until=min(at, known) if known is not None else at,
     )
     return [_view(r, at, known, cfg) for r in rows]
 

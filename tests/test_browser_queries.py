@@ -57,7 +57,7 @@ async def evaluate(memory: AsyncMemory, expressions: dict[str, str]) -> dict[str
 def test_every_browser_file_is_listed() -> None:
     names = {p.stem for p in QUERIES}
     assert {"session_timeline", "entity_facts_over_time", "supersession_chains", "rule_graduation",
-            "duplicate_alias_clusters", "session_summaries", "jobs"} <= names
+            "duplicate_alias_clusters", "session_summaries", "jobs", "relationships_over_time"} <= names
 
 
 @pytest.mark.parametrize("path", QUERIES, ids=[p.stem for p in QUERIES])

@@ -180,7 +180,7 @@ def fact_key(f: ExtractedFact) -> tuple:
 
 
 def relationship_key(r: ExtractedRelationship) -> tuple:
-    return (normalize(r.from_), r.relation, normalize(r.to))
+    return (normalize(r.from_), r.relation, normalize(r.to), r.retracts)
 
 
 def correction_key(c: ExtractedCorrection) -> tuple:

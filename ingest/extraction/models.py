@@ -171,6 +171,7 @@ class ExtractedRelationship(_Evidenced):
     from_: str = Field(alias="from", description="Name of the source entity.")
     relation: str = Field(description="snake_case relation, e.g. married_to, ordered, part_of.")
     to: str = Field(description="Name of the target entity.")
+    retracts: bool = Field(False, description="True when the turn says this relationship no longer holds.")
     evidence_turn_ids: list[str] = _evidence()
 
     @field_validator("from_", "to")

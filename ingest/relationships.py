@@ -1,0 +1,196 @@
+"""Writing relationships: one event (assert or retract) per `relate`, planned by the bi-temporal core.
+
+Like `ingest.facts`, each write runs in one transaction that locks the subject+type's
+`(:RelationSlot)`, reads the subject's edges of that type believed now and every event of the
+slot, asks `ingest.relationship_timeline.plan_edge` what the event changes, and writes exactly
+that: the `(:RelationEvent)`, expired edge versions (kept, with `expired_at`), new
+`(:Entity)-[:RELATES_TO]->(:Entity)` versions and reinforcement counts. The relationship type is
+the `relation` property of the one fixed relationship type `RELATES_TO`: it never becomes Cypher.
+
+A version's evidence (turn ids) and sessions are those of the events inside its interval: the one
+that opened it and those that reinforced it. Its extractor and prompt version are its opener's.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Iterable, Mapping, get_args
+
+from ingest.facts import _transaction_time
+from ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
+from ingest.temporal import Op, Source, Span, apply, timeline
+from kg.config import Settings
+from kg.facts_models import entity_id, entity_key, predicate_key
+from kg.models import as_utc
+from kg.relationship_models import RelateResult
+from kg.store import Store, Tx
+
+
+class _NoSlot(Exception):
+    """The subject+type has no slot yet: create it outside the writing transaction."""
+
+
+def _native(value: Any) -> Any:
+    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
+    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
+    a start equal to an `as_of` would no longer hold at it."""
+    value = value.to_native() if hasattr(value, "to_native") else value
+    return as_utc(value) if isinstance(value, datetime) else value
+
+
+def _record(row: Mapping[str, Any]) -> EdgeRecord:
+    return EdgeRecord(
+        id=row["id"], subject=row["subject_id"], predicate=row["relation"], object_value=row["object_id"],
+        valid_from=_native(row["valid_from"]), valid_to=_native(row.get("valid_to")),
+        recorded_at=_native(row["recorded_at"]), expired_at=_native(row.get("expired_at")),
+        source=row.get("source") or "stated", lineage_id=row["lineage_id"],
+        reinforcement_count=row.get("reinforcement_count") or 0,
+        last_reinforced_at=_native(row.get("last_reinforced_at")),
+    )
+
+
+def _event(row: Mapping[str, Any]) -> EdgeEvent:
+    return EdgeEvent(
+        id=row["id"], op=row["op"], subject=row["subject_id"], predicate=row["relation"],
+        object_value=row["object_id"], valid_from=_native(row["valid_from"]),
+        recorded_at=_native(row["recorded_at"]), source=row.get("source") or "stated",
+        withdraws=row.get("withdraws"),
+    )
+
+
+def end(namespace: str, name: str, entity_type: str = "other") -> dict[str, Any]:
+    """An end named by the caller: the entity a fact subject of that name would use."""
+    key = entity_key(name)
+    return {"id": entity_id(namespace, key), "key": key, "name": " ".join(name.split()), "type": entity_type}
+
+
+class RelationshipWriter:
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.types = RelationshipTypes({predicate_key(t): c for t, c in settings.memory.relationships.items()})
+
+    async def relate(
+        self,
+        namespace: str,
+        subject: Mapping[str, Any],
+        relation: str,
+        object: Mapping[str, Any],
+        *,
+        valid_from: datetime | None = None,
+        recorded_at: datetime | None = None,
+        op: Op = "assert",
+        source: Source = "stated",
+        evidence_turn_ids: Iterable[str] = (),
+        session_id: str | None = None,
+        extractor: str | None = None,
+        prompt_version: str | None = None,
+        reason: str | None = None,
+        withdraws: str | None = None,
+        statement: str | None = None,
+        tx: Tx | None = None,
+        event_id: str | None = None,
+    ) -> RelateResult:
+        """`subject`/`object`: entity ends ({id, key, name, type}, see `end`); `tx`: write in the
+        caller's transaction; `event_id`: a deterministic id, so writing the same event again is a
+        no-op; `withdraws`: the id of an earlier event this one takes back, with `reason` (re-extraction:
+        what an older prompt read from a session and a newer one no longer finds); `statement`: the key
+        re-extraction knows an extracted statement by (`ingest.reconcile`)."""
+        if op not in get_args(Op):
+            raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
+        if source not in get_args(Source):
+            raise ValueError(f"source must be one of {get_args(Source)}, got {source!r}")
+        rel = predicate_key(relation)
+        event_row: dict[str, Any] = {
+            "id": event_id or f"rev_{uuid.uuid4().hex}", "namespace": namespace, "subject_id": subject["id"],
+            "subject_key": subject["key"], "relation": rel, "op": op, "object_id": object["id"],
+            "object_key": object["key"], "source": source, "extractor": extractor, "prompt_version": prompt_version,
+            "session_id": session_id, "reason": reason, "withdraws": withdraws, "statement": statement,
+            "evidence": list(dict.fromkeys(evidence_turn_ids)),
+        }
+        explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
+        explicit_valid = as_utc(valid_from) if valid_from is not None else None
+        slot = {"namespace": namespace, "subject_id": subject["id"], "relation": rel}
+
+        async def work(tx: Tx) -> RelateResult:
+            found = await tx.run("queries/relation_slot_lock", **slot)
+            if not found:
+                raise _NoSlot
+            edge_rows, prior_rows = found[0]["edges"], found[0]["events"]
+            records, prior = [_record(r) for r in edge_rows], [_event(r) for r in prior_rows]
+            stamp = _transaction_time(explicit_recorded, records, prior)
+            row = {**event_row, "recorded_at": stamp, "valid_from": explicit_valid or stamp}
+            event = _event(row)
+            step = plan_edge(records, event, self.types, lambda: f"rel_{uuid.uuid4().hex}", prior_events=prior)
+            if step.decision == "noop" and any(e.id == event.id for e in prior):
+                return _result(step, event, records)  # redelivered, or a retried transaction that committed
+            await tx.run("queries/relation_event_write", event=row)
+            spans, _ = timeline([*prior, event], self.types.cardinality(rel))
+            await _write_plan(tx, step, slot, namespace, [*prior_rows, row], spans, {r.id: r for r in records})
+            return _result(step, event, records)
+
+        ensure = {"namespace": namespace, "subject": dict(subject), "object": dict(object), "relation": rel}
+        if tx is not None:
+            await tx.run("queries/relation_slot_ensure", **ensure)
+            return await work(tx)
+        await self.store.write("queries/relation_slot_ensure", **ensure)
+        try:
+            return await self.store.transaction(work)
+        except _NoSlot:  # the namespace was deleted in between
+            await self.store.write("queries/relation_slot_ensure", **ensure)
+            return await self.store.transaction(work)
+
+
+def _inside(span: Span, event_rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The asserts of the span's object inside its interval: its opener and reinforcements."""
+    ids = {span.opened_by.id, *(e.id for e in span.reinforced_by)}
+    return sorted((e for e in event_rows if e["id"] in ids), key=lambda e: (_native(e["recorded_at"]), e["id"]))
+
+
+def _provenance(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+    evidence = list(dict.fromkeys(t for e in rows for t in e.get("evidence") or []))
+    sessions = list(dict.fromkeys(e["session_id"] for e in rows if e.get("session_id")))
+    return {"evidence": evidence, "sessions": sessions}
+
+
+async def _write_plan(tx: Tx, step: EdgePlan, slot: dict[str, str], namespace: str,
+                      event_rows: list[Mapping[str, Any]], spans: list[Span], records: dict[str, EdgeRecord]) -> None:
+    by_key = {(s.object_value, s.valid_from): s for s in spans}
+    if step.expire:
+        await tx.run("queries/relationships_expire", ids=list(step.expire), at=step.transaction_time)
+    if step.create:
+        edges = []
+        for r in step.create:
+            inside = _inside(by_key[(r.object_value, r.valid_from)], event_rows)
+            opener = inside[0]
+            edges.append({"object_id": r.object_value, "props": {
+                "id": r.id, "namespace": namespace, "relation": r.predicate, "valid_from": r.valid_from,
+                "valid_to": r.valid_to, "recorded_at": r.recorded_at, "expired_at": None, "source": r.source,
+                "lineage_id": r.lineage_id, "supersedes_id": r.supersedes_id,
+                "reinforcement_count": r.reinforcement_count, "last_reinforced_at": r.last_reinforced_at,
+                "extractor": opener.get("extractor"), "prompt_version": opener.get("prompt_version"),
+                **_provenance(inside),
+            }})
+        await tx.run("queries/relationships_create", **slot, edges=edges)
+    if step.reinforce:
+        changes = []
+        for c in step.reinforce:
+            kept = records[c.record_id]
+            extra = _provenance(_inside(by_key[(kept.object_value, kept.valid_from)], event_rows))
+            changes.append({"id": c.record_id, "count": c.count, "last_reinforced_at": c.last_reinforced_at, **extra})
+        await tx.run("queries/relationships_reinforce", changes=changes)
+
+
+def _result(step: EdgePlan, event: EdgeEvent, records: list[EdgeRecord]) -> RelateResult:
+    believed = [r for r in apply(records, step) if r.expired_at is None and r.object_value == event.object_value]
+    if step.decision == "retracted":
+        holder = next((r for r in believed if r.valid_to == event.valid_from), None)
+    elif step.decision == "noop":
+        holder = None
+    else:
+        holder = next((r for r in believed if r.valid_at(event.valid_from)), None)
+    return RelateResult(
+        decision=step.decision, edge_id=holder.id if holder else None,
+        edge_ids=[r.id for r in step.create] + [c.record_id for c in step.reinforce],
+        expired_ids=list(step.expire), event_id=event.id, recorded_at=step.transaction_time,
+    )

@@ -1,0 +1,60 @@
+"""`AsyncMemory`'s relationships between entities over time (ingest/relationships,
+queries/relationships); see README "Relationships over time"."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterable, Literal
+
+from ingest.relationships import RelationshipWriter, end
+from kg.config import Settings
+from kg.relationship_models import RelateResult, RelationshipView
+from kg.store import Store
+from queries import relationships as relationship_queries
+
+
+class RelationshipsFacade:
+    """Mixed into `AsyncMemory`, which provides these attributes."""
+
+    settings: Settings
+    store: Store
+
+    async def relate(
+        self,
+        namespace: str,
+        subject: str,
+        type: str,
+        object: str,
+        valid_from: datetime | None = None,
+        recorded_at: datetime | None = None,
+        op: Literal["assert", "retract"] = "assert",
+        source: Literal["stated", "observed", "inferred", "system"] = "stated",
+        evidence_turn_ids: Iterable[str] = (),
+        subject_type: str = "other",
+        object_type: str = "other",
+    ) -> RelateResult:
+        """Learn (`assert`) or unlearn (`retract`) that `subject -[type]-> object` from `valid_from`
+        (default: now), recorded at transaction time `recorded_at` (default: now). For a one-to-one
+        type (`works_for`, `married_to`, ... and `[memory.relationships]`), a new object ends the
+        subject's previous one of that type from `valid_from`; other types end only by a retraction.
+        Only the subject's edges of this type are ever touched."""
+        writer = RelationshipWriter(self.store, self.settings)
+        return await writer.relate(
+            namespace, end(namespace, subject, subject_type), type, end(namespace, object, object_type),
+            valid_from=valid_from, recorded_at=recorded_at, op=op, source=source,
+            evidence_turn_ids=evidence_turn_ids,
+        )
+
+    async def relationships(
+        self,
+        namespace: str,
+        subject: str,
+        type: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        include_ended: bool = False,
+    ) -> list[RelationshipView]:
+        """The subject's relationships (of `type`, or all) at valid time `as_of` (None: now) as
+        believed at `known_at` (None: now); `include_ended` adds those ended by then."""
+        return await relationship_queries.relationships(self.store, namespace, subject, type, as_of, known_at,
+                                                        include_ended)
