@@ -3,6 +3,7 @@ Neo4j; the items are checked as `(:StoreItem)` nodes too."""
 
 from __future__ import annotations
 
+import sys
 import uuid
 from typing import AsyncIterator, Iterator
 
@@ -99,3 +100,27 @@ async def test_async_calls_over_a_sync_memory(sync_memory: Memory, memory: Async
 def test_sync_calls_over_an_async_memory_say_what_to_use(memory: AsyncMemory) -> None:
     with pytest.raises(TypeError, match="Memory"):
         KgStore(memory, "x").get(("a",), "k")
+
+
+def test_the_example_agent_remembers_and_recalls(sync_memory: Memory) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "langgraph_agent.py"
+    spec = importlib.util.spec_from_file_location("langgraph_agent", path)
+    example = importlib.util.module_from_spec(spec)
+    sys.modules["langgraph_agent"] = example  # LangGraph reads the State's annotations through it
+    spec.loader.exec_module(example)
+    namespace = f"test-{uuid.uuid4().hex[:12]}"
+    agent = example.build(KgStore(sync_memory, namespace))
+    try:
+        def ask(message: str) -> str:
+            return agent.invoke({"user_id": "maya", "message": message, "answer": "", "log": []})["answer"]
+
+        assert ask("what database?") == "I don't know yet."
+        ask("remember: my team picked TimescaleDB for the sensor data")
+        ask("remember: I prefer uv over pip")
+        assert "TimescaleDB" in ask("which database did we pick for sensors?")
+        assert "uv" in ask("how should I install packages?")
+    finally:
+        sync_memory.delete_namespace(namespace)
