@@ -16,10 +16,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Awaitable, Callable, Literal, TypeVar
 
-from graphiti_core.driver.neo4j_driver import Neo4jDriver
-from graphiti_core.edges import EntityEdge
-from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
 from pydantic import BaseModel, Field
+
+from kg.extras import require
+
+require("graphiti", "graphiti_core")
+
+from graphiti_core.driver.neo4j_driver import Neo4jDriver  # noqa: E402 - after the check that names the extra
+from graphiti_core.edges import EntityEdge  # noqa: E402
+from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode  # noqa: E402
 
 from kg.facts_models import entity_id, entity_key, predicate_key
 from kg.memory import AsyncMemory

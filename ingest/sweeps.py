@@ -14,11 +14,10 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from apscheduler.triggers.cron import CronTrigger
-
 from ingest.job_kinds import KINDS
 from ingest.jobs import JobQueue
 from kg.config import Schedule, ScheduleSettings
+from kg.extras import require
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory
@@ -127,6 +126,9 @@ def latest_fire(schedule: Schedule, tz: str, now: datetime) -> datetime | None:
     """The last time a cron schedule fired at or before `now` (None for interval schedules)."""
     if schedule.cron is None:
         return None
+    require("server", "apscheduler")  # cron schedules are read with APScheduler's trigger
+    from apscheduler.triggers.cron import CronTrigger
+
     trigger = CronTrigger.from_crontab(schedule.cron, timezone=tz)
     for lookback in (timedelta(hours=1), timedelta(days=1), timedelta(days=8), timedelta(days=32), timedelta(days=366)):
         at, last = trigger.get_next_fire_time(None, now - lookback), None

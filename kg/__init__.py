@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 from kg.config import Settings, load_settings
 
 if TYPE_CHECKING:
+    from kg.client import AsyncClient, Client
     from kg.memory import AsyncMemory, Memory
 
-__all__ = ["AsyncMemory", "Memory", "Settings", "load_settings"]
+__all__ = ["AsyncClient", "AsyncMemory", "Client", "Memory", "Settings", "load_settings"]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,4 +20,8 @@ def __getattr__(name: str) -> Any:
         from kg import memory
 
         return getattr(memory, name)
+    if name in ("AsyncClient", "Client"):
+        from kg import client
+
+        return getattr(client, name)
     raise AttributeError(f"module 'kg' has no attribute {name!r}")

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, Sequence
 
 from kg.config import EmbeddingSettings
+from kg.extras import require
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +163,7 @@ class VoyageEmbedder:
     """Voyage AI embeddings (`[embedding] provider = "voyage"`, key in VOYAGE_API_KEY)."""
 
     def __init__(self, settings: EmbeddingSettings) -> None:
+        require("voyage", "voyageai")
         import voyageai
 
         if settings.voyage_api_key is None:

@@ -13,7 +13,11 @@ import contextlib
 import logging
 from typing import Any, AsyncIterator, Sequence
 
-from fastapi import FastAPI, Request
+from kg.extras import require
+
+require("server", "fastapi", "starlette", "mcp")
+
+from fastapi import FastAPI, Request  # noqa: E402 - after the check that names the extra
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Protocol, Sequence
 
-from mcp.server.mcpserver import Context, MCPServer
+from kg.extras import require
+
+require("server", "mcp", "starlette")
+
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402 - after the check that names the extra
 from mcp.server.mcpserver.exceptions import ToolError
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse

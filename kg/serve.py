@@ -17,7 +17,11 @@ import signal
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
-import uvicorn
+from kg.extras import require
+
+require("server", "uvicorn", "apscheduler", "fastapi", "mcp")
+
+import uvicorn  # noqa: E402 - after the check that names the extra
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger

@@ -1,6 +1,6 @@
-"""The saved Neo4j Browser queries of `cypher/browser/`: each parses (EXPLAIN with its `:param`
-values, evaluated by the server as Browser does), is read-only, and runs on a seeded namespace;
-the style file covers the labels."""
+"""The saved Neo4j Browser queries of `cypher/browser/`: each is one statement that runs as pasted
+(its inputs are literals on its first `WITH` line, no `:param` lines), is read-only, and answers on a
+seeded namespace; the style file covers the labels and has no caption Browser would cut."""
 
 from __future__ import annotations
 
@@ -15,27 +15,30 @@ from kg import AsyncMemory
 
 BROWSER = Path(__file__).resolve().parents[1] / "cypher" / "browser"
 QUERIES = sorted(BROWSER.glob("*.cypher"))
-PARAM = re.compile(r"^:param\s+(\w+)\s*=>\s*(.+?);?\s*$")
+INPUTS = re.compile(r"^WITH (.+?)\s*// the inputs: edit them$", re.M)
+INPUT = re.compile(r"('[^']*'|null|true|false|-?\d+(?:\.\d+)?) AS (\w+)")
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 
 
 def parse(path: Path) -> tuple[dict[str, str], str]:
-    """(`:param` name -> Cypher expression, the query) of one saved-query file."""
-    params: dict[str, str] = {}
-    lines = []
-    for line in path.read_text("utf-8").splitlines():
-        stripped = line.strip()
-        if stripped.startswith("//") or not stripped:
-            continue
-        match = PARAM.match(stripped)
-        if match:
-            params[match[1]] = match[2]
-        else:
-            assert not stripped.startswith(":"), f"{path.name}: only :param client commands are expected"
-            lines.append(line)
-    query = "\n".join(lines).strip()
-    assert query.endswith(";") and query.count(";") == 1, f"{path.name}: one statement, ending with ;"
-    return params, query.rstrip(";")
+    """(input name -> its literal, the query as pasted) of one saved-query file."""
+    text = path.read_text("utf-8")
+    assert not re.search(r"^\s*:", text, re.M), f"{path.name}: no client commands (:param); Browser runs one statement"
+    match = INPUTS.search(text)
+    assert match, f"{path.name}: the inputs are literals on a `WITH ... // the inputs: edit them` line"
+    inputs = {name: literal for literal, name in INPUT.findall(match[1])}
+    assert ", ".join(f"{v} AS {k}" for k, v in inputs.items()) == match[1], f"{path.name}: inputs are plain literals"
+    query = text.strip()
+    code = "\n".join(line for line in query.splitlines() if not line.lstrip().startswith("//"))
+    assert query.endswith(";") and code.count(";") == 1, f"{path.name}: one statement, ending with ;"
+    assert "$" not in query, f"{path.name}: a $parameter Browser would ask for"
+    return inputs, query.rstrip(";")
+
+
+def bind(query: str, values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The query with its inputs line reading parameters instead of the literals."""
+    line = "WITH " + ", ".join(f"${name} AS {name}" for name in values)
+    return INPUTS.sub(line, query, count=1), values
 
 
 async def run(memory: AsyncMemory, query: str, params: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
@@ -46,10 +49,10 @@ async def run(memory: AsyncMemory, query: str, params: dict[str, Any]) -> tuple[
     return rows, summary.query_type
 
 
-async def evaluate(memory: AsyncMemory, expressions: dict[str, str]) -> dict[str, Any]:
+async def evaluate(memory: AsyncMemory, literals: dict[str, str]) -> dict[str, Any]:
     values = {}
-    for name, expr in expressions.items():
-        rows, _ = await run(memory, f"RETURN {expr} AS v", {})
+    for name, literal in literals.items():
+        rows, _ = await run(memory, f"RETURN {literal} AS v", {})
         values[name] = rows[0]["v"]
     return values
 
@@ -61,12 +64,11 @@ def test_every_browser_file_is_listed() -> None:
 
 
 @pytest.mark.parametrize("path", QUERIES, ids=[p.stem for p in QUERIES])
-async def test_saved_query_parses_with_its_params_and_is_read_only(memory: AsyncMemory, path: Path) -> None:
-    expressions, query = parse(path)
-    assert expressions, f"{path.name}: inputs are set with :param lines"
-    params = await evaluate(memory, expressions)
-    assert set(re.findall(r"\$(\w+)", query)) <= set(params), f"{path.name}: a $parameter without :param"
-    _, kind = await run(memory, "EXPLAIN " + query, params)
+async def test_saved_query_runs_as_pasted_and_is_read_only(memory: AsyncMemory, path: Path) -> None:
+    inputs, query = parse(path)
+    assert inputs, f"{path.name}: has inputs to edit"
+    await run(memory, query, {})  # as pasted: no parameter set
+    _, kind = await run(memory, "EXPLAIN " + query, {})
     assert kind == "r", f"{path.name} must only read"
 
 
@@ -91,11 +93,11 @@ async def test_saved_queries_answer_on_a_seeded_namespace(memory: AsyncMemory, n
     await seed(memory, namespace)
     answers: dict[str, list[dict[str, Any]]] = {}
     for path in QUERIES:
-        expressions, query = parse(path)
-        params = await evaluate(memory, expressions)
+        literals, query = parse(path)
+        params = await evaluate(memory, literals)
         params.update({k: v for k, v in {"namespace": namespace, "session_id": "s1", "name": "Maya"}.items()
                        if k in params})
-        answers[path.stem], _ = await run(memory, query, params)
+        answers[path.stem], _ = await run(memory, *bind(query, params))
 
     timeline = answers["session_timeline"]
     assert [r["who"] for r in timeline] == ["Maya", "assistant", "Maya"]
@@ -125,3 +127,6 @@ def test_style_covers_the_labels() -> None:
         assert re.search(rf"^node\.{label} \{{", style, re.M), label
     for rel in ("SUBJECT", "OBJECT", "SUPERSEDES", "EVIDENCED_BY", "LINK", "SUMMARIZES", "NEXT"):
         assert re.search(rf"^relationship\.{rel} \{{", style, re.M), rel
+    # Browser's grass parser splits a line at every colon: a caption holding one loses its text
+    captions = re.findall(r"^\s*caption:\s*(.*)$", style, re.M)
+    assert captions and all(":" not in c for c in captions), [c for c in captions if ":" in c]

@@ -1,11 +1,10 @@
 // Rule graduation: corrections on their way from correction -> pattern -> preference -> rule,
 // with how often and over how long they were seen, the sessions they came from and what they
 // are linked to (duplicate / related / supersedes / contradicts). Invalidated ones are shown
-// with the reason when $include_invalidated is true.
-:param namespace => 'demo-acme';
-:param include_invalidated => false;
+// with the reason when include_invalidated is true.
+WITH 'demo-acme' AS namespace, false AS include_invalidated  // the inputs: edit them
 MATCH (c:Correction)
-WHERE c.namespace = $namespace AND ($include_invalidated OR c.invalidated_at IS NULL)
+WHERE c.namespace = namespace AND (include_invalidated OR c.invalidated_at IS NULL)
 OPTIONAL MATCH (c)-[:FROM_SESSION]->(s:Session)
 OPTIONAL MATCH (c)-[l:LINK]-(other:Correction)
 WITH c, collect(DISTINCT s) AS sessions, collect(DISTINCT l) AS links, collect(DISTINCT other) AS linked

@@ -1,9 +1,7 @@
 // A session's timeline: its turns in order, who said what, and which facts and corrections each
-// turn is evidence for (the fact versions believed now). Graph view: the turns (linked by NEXT) and
-// what they support.
-:param namespace => 'demo-acme';
-:param session_id => 's-20250203T090000000Z';
-MATCH (s:Session {namespace: $namespace, id: $session_id})-[:HAS_TURN]->(t:Turn)
+// turn is evidence for (the fact versions believed now). Graph view: the turns (linked by NEXT) and what they support.
+WITH 'demo-acme' AS namespace, 's-20250203T090000000Z' AS session_id  // the inputs: edit them
+MATCH (s:Session {namespace: namespace, id: session_id})-[:HAS_TURN]->(t:Turn)
 OPTIONAL MATCH (t)<-[:EVIDENCED_BY]-(x)
 WHERE (x:Fact AND x.expired_at IS NULL) OR x:Correction
 WITH s, t, collect(x) AS supported

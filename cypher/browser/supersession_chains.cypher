@@ -1,10 +1,9 @@
 // Supersession chains: for each subject+predicate, the values in the order they replaced each
 // other (newest first), as currently believed. Graph view: (newer)-[:SUPERSEDES]->(older) paths
 // with their subject. Versions belief has since replaced (expired_at set) are left out.
-:param namespace => 'demo-acme';
-:param predicate => null;
+WITH 'demo-acme' AS namespace, null AS predicate  // the inputs: edit them
 MATCH p = (newest:Fact)-[:SUPERSEDES*1..20]->(oldest:Fact)
-WHERE newest.namespace = $namespace AND ($predicate IS NULL OR newest.predicate = $predicate)
+WHERE newest.namespace = namespace AND (predicate IS NULL OR newest.predicate = predicate)
   AND all(f IN nodes(p) WHERE f.expired_at IS NULL)
   AND NOT EXISTS { MATCH (n:Fact)-[:SUPERSEDES]->(newest) WHERE n.expired_at IS NULL }
   AND NOT EXISTS { MATCH (oldest)-[:SUPERSEDES]->(o:Fact) WHERE o.expired_at IS NULL }

@@ -22,6 +22,7 @@ import numpy as np
 from ingest.corrections.normalize import conflict, shape, tokens
 from kg.config import CorrectionClusteringSettings
 from kg.correction_models import LinkType
+from kg.extras import require
 
 
 def cluster_labels(vectors: np.ndarray, cfg: CorrectionClusteringSettings) -> tuple[list[int], bool]:
@@ -31,11 +32,13 @@ def cluster_labels(vectors: np.ndarray, cfg: CorrectionClusteringSettings) -> tu
         return [-1] * n, False
     points, reduced = vectors, False
     if n >= cfg.umap_min_points:
+        require("clustering", "umap")
         import umap  # slow to import (numba); only large sets need it
 
         points = umap.UMAP(n_components=min(cfg.umap_components, n - 2), n_neighbors=min(15, n - 1),
                            metric="cosine", min_dist=0.0, random_state=0, n_jobs=1).fit_transform(vectors)
         reduced = True
+    require("clustering", "sklearn")
     from sklearn.cluster import HDBSCAN
 
     labels = HDBSCAN(min_cluster_size=cfg.min_cluster_size, min_samples=cfg.min_samples,

@@ -1,0 +1,377 @@
+"""The remote client: `AsyncClient` / `Client(base_url, api_key)` speak the HTTP API (`kg serve`)
+with `AsyncMemory`'s method names, arguments and return models, so an agent in another process
+needs an API key instead of Neo4j credentials.
+
+HTTP errors become Python exceptions: 422 (and 400, 413) `InvalidRequest` (a `ValueError`, with the
+`field`), 404 `NotFound` (a `KeyError`), 401/403 `AccessDenied` (a `PermissionError`), 503 or no
+answer `Unavailable` (a `ConnectionError`), other 5xx `ServerError`. Arguments the HTTP API does not
+take (e.g. `now=` of `close_session`) raise `ValueError` rather than being dropped. Adding a method
+is one small `async def` over `_call`; `Client` gets its synchronous twin automatically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import threading
+from datetime import datetime
+from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import TypeAdapter
+
+from kg.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
+from kg.facts_models import FactView, RememberResult
+from kg.job_models import Job
+from kg.models import IngestReport, Message, Session, Turn, TurnHit
+from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+
+T = TypeVar("T")
+SearchMethod = Literal["vector", "fulltext"]
+BATCH = 500  # messages per request (the server's [http] max_batch defaults to 1000)
+
+
+class ClientError(Exception):
+    """An HTTP error answer: `status`, the API's `error` code, `message` and `detail` list."""
+
+    def __init__(self, status: int, error: str, message: str, detail: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(f"{status} {error}: {message}")
+        self.status, self.error, self.message, self.detail = status, error, message, detail or []
+
+    @property
+    def field(self) -> str | None:
+        return self.detail[0].get("field") if self.detail else None
+
+
+class InvalidRequest(ClientError, ValueError):
+    pass
+
+
+class NotFound(ClientError, KeyError):
+    def __str__(self) -> str:  # KeyError would repr the message
+        return Exception.__str__(self)
+
+
+class AccessDenied(ClientError, PermissionError):
+    pass
+
+
+class Unavailable(ClientError, ConnectionError):
+    pass
+
+
+class ServerError(ClientError, RuntimeError):
+    pass
+
+
+def _error(response: httpx.Response) -> ClientError:
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    status = response.status_code
+    kind = {400: InvalidRequest, 413: InvalidRequest, 422: InvalidRequest, 404: NotFound, 401: AccessDenied,
+            403: AccessDenied, 503: Unavailable}.get(status, ServerError if status >= 500 else ClientError)
+    return kind(status, body.get("error", "error"), body.get("message", response.text[:200]), body.get("detail"))
+
+
+def _unsupported(**arguments: Any) -> None:
+    given = [name for name, value in arguments.items() if value is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)}: not offered by the HTTP API; use AsyncMemory for it")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _query(**params: Any) -> dict[str, Any]:
+    out = {}
+    for name, value in params.items():
+        if value is None:
+            continue
+        out[name] = _iso(value) if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) \
+            else value
+    return out
+
+
+def _wire(message: Message) -> dict[str, Any]:
+    return message.model_dump(mode="json", exclude={"namespace"}, exclude_none=True)
+
+
+class AsyncClient:
+    """`AsyncMemory` over HTTP. `transport` swaps httpx's transport (e.g. `httpx.ASGITransport`)."""
+
+    def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 60.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        headers = {"X-API-Key": api_key} if api_key else {}
+        self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout,
+                                       transport=transport)
+        self._job_namespaces: dict[str, str] = {}
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Nothing to open (kept for `AsyncMemory` parity); the first call connects."""
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def _call(self, method: str, path: str, answer: Any = None, *, json: Any = None,
+                    params: Mapping[str, Any] | None = None, missing: Any = NotFound) -> Any:
+        """One request; the body validated as `answer` (a model or a type). `missing`: what a 404
+        returns instead of raising `NotFound`."""
+        try:
+            response = await self._http.request(method, path, json=json, params=params)
+        except httpx.TransportError as exc:
+            raise Unavailable(503, "unreachable", f"{self._http.base_url}: {exc}") from exc
+        if response.status_code == 404 and missing is not NotFound:
+            return missing
+        if response.status_code >= 400:
+            raise _error(response)
+        if answer is None:
+            return response.json()
+        return TypeAdapter(answer).validate_python(response.json())
+
+    @staticmethod
+    def _ns(namespace: str, path: str = "") -> str:
+        return f"/v1/namespaces/{quote(namespace, safe='')}{path}"
+
+    # -- write ------------------------------------------------------------------------------
+    async def add_message(self, namespace: str, role: str, text: str, ts: datetime, speaker: str | None = None,
+                          session_id: str | None = None) -> Turn:
+        message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id)
+        await self._call("POST", self._ns(namespace, "/messages"), json={"messages": [_wire(message)]})
+        candidates = [session_id] if session_id else [s.id for s in await self.sessions(namespace, limit=5)]
+        for sid in candidates:
+            for turn in await self.turns(namespace, sid):
+                if (turn.ts, turn.role, turn.text, turn.speaker) == (message.ts, message.role, message.text, speaker):
+                    return turn
+        raise NotFound(404, "not_found", "the stored message was not found in the namespace's latest sessions")
+
+    async def add_turns(self, namespace: str, session_id: str,
+                        turns: Iterable[Mapping[str, Any] | Message]) -> IngestReport:
+        messages = [t if isinstance(t, Message) else Message(namespace=namespace, session_id=session_id, **dict(t))
+                    for t in turns]
+        return await self.ingest(messages)
+
+    async def ingest(self, messages: Iterable[Message],
+                     on_batch: Callable[[IngestReport], None] | None = None) -> IngestReport:
+        """Sent in requests of up to 500 messages of one namespace. `sessions` counts distinct session
+        ids (messages without one: the sessions each request reported)."""
+        total, batch, named, unnamed = IngestReport(), [], set(), 0
+        pending = list(messages) + [None]
+        for message in pending:
+            if batch and (message is None or len(batch) == BATCH or message.namespace != batch[0].namespace):
+                report = await self._send(batch, on_batch)
+                total.merge(report)
+                if any(m.session_id is None for m in batch):
+                    unnamed += report.sessions
+                named |= {(m.namespace, m.session_id) for m in batch if m.session_id is not None}
+                batch = []
+            if message is not None:
+                batch.append(message)
+        total.sessions = len(named) + unnamed
+        return total
+
+    async def _send(self, batch: list[Message], on_batch: Callable[[IngestReport], None] | None) -> IngestReport:
+        body = await self._call("POST", self._ns(batch[0].namespace, "/messages"),
+                                json={"messages": [_wire(m) for m in batch]})
+        report = IngestReport(received=body["received"], written=body["written"], existing=body["existing"],
+                              sessions=body["sessions"])
+        if on_batch:
+            on_batch(report)
+        return report
+
+    # -- read -------------------------------------------------------------------------------
+    async def session(self, namespace: str, session_id: str) -> Session | None:
+        found = await self._call("GET", self._ns(namespace, f"/sessions/{session_id}"), missing=None)
+        return Session.model_validate(found["session"]) if found else None
+
+    async def sessions(self, namespace: str, limit: int = 100) -> list[Session]:
+        return await self._call("GET", self._ns(namespace, "/sessions"), list[Session], params={"limit": limit})
+
+    async def turns(self, namespace: str, session_id: str) -> list[Turn]:
+        found = await self._call("GET", self._ns(namespace, f"/sessions/{session_id}"), missing=None)
+        return TypeAdapter(list[Turn]).validate_python(found["turns"]) if found else []
+
+    async def search_turns(self, namespace: str, query: str, k: int = 10,
+                           method: SearchMethod = "vector") -> list[TurnHit]:
+        return await self._call("GET", self._ns(namespace, "/search"), list[TurnHit],
+                                params=_query(q=query, k=k, strategy=method))
+
+    # -- facts over time ----------------------------------------------------------------------
+    async def remember(self, namespace: str, subject: str, predicate: str, object: str,
+                       valid_from: datetime | None = None, recorded_at: datetime | None = None,
+                       source: Literal["stated", "observed", "inferred", "system"] = "stated",
+                       op: Literal["assert", "retract"] = "assert", evidence_turn_ids: Iterable[str] = (),
+                       extractor: str | None = None, prompt_version: str | None = None,
+                       subject_type: str = "other", object_type: str | None = None) -> RememberResult:
+        _unsupported(extractor=extractor, prompt_version=prompt_version)
+        body = {"subject": subject, "predicate": predicate, "object": object, "valid_from": _iso(valid_from),
+                "recorded_at": _iso(recorded_at), "source": source, "op": op,
+                "evidence_turn_ids": list(evidence_turn_ids), "subject_type": subject_type,
+                "object_type": object_type}
+        return await self._call("POST", self._ns(namespace, "/facts"), RememberResult, json=body)
+
+    async def facts(self, namespace: str, subject: str, predicate: str | None = None, as_of: datetime | None = None,
+                    known_at: datetime | None = None, include_superseded: bool = False) -> list[FactView]:
+        return await self._call("GET", self._ns(namespace, "/facts"), list[FactView], params=_query(
+            subject=subject, predicate=predicate, as_of=as_of, known_at=known_at,
+            include_superseded=include_superseded))
+
+    async def history(self, namespace: str, subject: str, predicate: str | None = None,
+                      known_at: datetime | None = None, include_expired: bool = False) -> list[FactView]:
+        return await self._call("GET", self._ns(namespace, "/facts/history"), list[FactView], params=_query(
+            subject=subject, predicate=predicate, known_at=known_at, include_expired=include_expired))
+
+    # -- sessions and their summaries ----------------------------------------------------------
+    async def close_session(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
+        _unsupported(now=now)
+        found = await self._call("POST", self._ns(namespace, f"/sessions/{session_id}/close"), missing=None)
+        return Summary.model_validate(found) if found else None
+
+    async def summaries(self, namespace: str, session_id: str, include_expired: bool = False) -> list[Summary]:
+        return await self._call("GET", self._ns(namespace, f"/sessions/{session_id}/summaries"), list[Summary],
+                                params=_query(include_expired=include_expired))
+
+    # -- retrieval ----------------------------------------------------------------------------
+    async def retrieve(self, namespace: str, query: str, k: int = 10, recipe: str | None = None,
+                       as_of: datetime | None = None) -> list[RankedTurn]:
+        """`recipe` None: "hierarchical" (the server's recipe names only; no `Recipe` objects)."""
+        _unsupported(as_of=as_of)
+        return await self._call("GET", self._ns(namespace, "/search"), list[RankedTurn],
+                                params=_query(q=query, k=k, strategy=recipe or "hierarchical"))
+
+    async def search_sessions(self, namespace: str, query: str, k: int = 5, recipe: str | None = None,
+                              as_of: datetime | None = None) -> list[SessionHit]:
+        _unsupported(recipe=recipe, as_of=as_of)
+        return await self._call("GET", self._ns(namespace, "/search/sessions"), list[SessionHit],
+                                params=_query(q=query, k=k))
+
+    async def search_memories(self, namespace: str, query: str, k: int = 10,
+                              as_of: datetime | None = None) -> list[MemoryHit]:
+        _unsupported(as_of=as_of)
+        return await self._call("GET", self._ns(namespace, "/search/memories"), list[MemoryHit],
+                                params=_query(q=query, k=k))
+
+    async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None) -> list[MemoryHit]:
+        return await self._call("GET", self._ns(namespace, "/recall"), list[MemoryHit],
+                                params=_query(q=query, k=k, as_of=as_of))
+
+    # -- corrections and rules -------------------------------------------------------------------
+    async def add_correction(self, namespace: str, session_id: str, rule_text: str,
+                             original_behavior: str | None = None, corrected_behavior: str | None = None,
+                             correction_type: str = "preference", seen_at: datetime | None = None,
+                             evidence_turn_ids: Iterable[str] = (), confidence: float | None = None) -> CorrectionResult:
+        body = {"session_id": session_id, "rule_text": rule_text, "original_behavior": original_behavior,
+                "corrected_behavior": corrected_behavior, "correction_type": correction_type,
+                "seen_at": _iso(seen_at), "evidence_turn_ids": list(evidence_turn_ids), "confidence": confidence}
+        return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult, json=body)
+
+    async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
+        _unsupported(at=at)
+        return await self._call("POST", self._ns(namespace, f"/corrections/{correction_id}/confirm"), CorrectionView)
+
+    async def core_rules(self, namespace: str, at: datetime | None = None) -> CoreRules:
+        found = await self._call("GET", self._ns(namespace, "/rules"), params=_query(at=at))
+        found.pop("prompt", None)  # CoreRules.render() gives it
+        return CoreRules.model_validate(found)
+
+    async def corrections(self, namespace: str, status: CorrectionStatus | None = None,
+                          include_invalidated: bool = False) -> list[CorrectionView]:
+        return await self._call("GET", self._ns(namespace, "/corrections"), list[CorrectionView],
+                                params=_query(status=status, include_invalidated=include_invalidated))
+
+    # -- background jobs -------------------------------------------------------------------------
+    def _seen(self, job: T) -> T:
+        for j in job if isinstance(job, list) else [job]:
+            if isinstance(j, Job):
+                self._job_namespaces[j.id] = j.namespace
+        return job
+
+    def _job_path(self, job_id: str, namespace: str | None, tail: str = "") -> str:
+        namespace = namespace or self._job_namespaces.get(job_id)
+        if namespace is None:
+            raise ValueError(f"job {job_id!r}: pass namespace= (the HTTP API scopes jobs by namespace)")
+        return self._ns(namespace, f"/jobs/{job_id}{tail}")
+
+    async def enqueue_job(self, kind: str, namespace: str, target: str, params: Mapping[str, Any] | None = None,
+                          rerun: bool = False) -> Job:
+        body = {"kind": kind, "target": target, "params": dict(params or {}), "rerun": rerun}
+        return self._seen(await self._call("POST", self._ns(namespace, "/jobs"), Job, json=body))
+
+    async def jobs(self, status: str | None = None, kind: str | None = None, namespace: str | None = None,
+                   limit: int = 50) -> list[Job]:
+        if namespace is None:
+            raise ValueError("namespace is required over HTTP (jobs are listed per namespace)")
+        return self._seen(await self._call("GET", self._ns(namespace, "/jobs"), list[Job],
+                                           params=_query(status=status, kind=kind, limit=limit)))
+
+    async def job(self, job_id: str, namespace: str | None = None) -> Job | None:
+        """`namespace` may be left out for a job this client has enqueued or listed."""
+        return self._seen(await self._call("GET", self._job_path(job_id, namespace), Job, missing=None))
+
+    async def retry_job(self, job_id: str, namespace: str | None = None) -> Job | None:
+        """None when there is no such job or it is running (409), as `AsyncMemory.retry_job`."""
+        try:
+            return await self._call("POST", self._job_path(job_id, namespace, "/retry"), Job, missing=None)
+        except ClientError as exc:
+            if exc.status == 409:
+                return None
+            raise
+
+
+class Client:
+    """`AsyncClient`'s methods, synchronous (a private event loop in a background thread)."""
+
+    def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 60.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="kg-client-loop", daemon=True)
+        self._thread.start()
+        self._async = self._run(_make(base_url, api_key, timeout, transport))
+
+    def _run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._loop.is_running():
+            self._run(self._async.close())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+        self._loop.close()
+
+
+async def _make(*args: Any) -> AsyncClient:
+    return AsyncClient(*args)  # httpx's client is created inside the loop that will use it
+
+
+def _synchronous(name: str) -> Callable[..., Any]:
+    method = getattr(AsyncClient, name)
+
+    @functools.wraps(method)
+    def call(self: Client, *args: Any, **kwargs: Any) -> Any:
+        return self._run(getattr(self._async, name)(*args, **kwargs))
+
+    return call
+
+
+for _name, _member in inspect.getmembers(AsyncClient, inspect.iscoroutinefunction):
+    if not _name.startswith("_") and _name not in ("close", "open"):
+        setattr(Client, _name, _synchronous(_name))
+
+__all__ = ["AccessDenied", "AsyncClient", "Client", "ClientError", "InvalidRequest", "NotFound", "ServerError",
+           "Unavailable"]

@@ -1,0 +1,46 @@
+"""Packaging: the extras, and what a user without an extra sees (the CLI starts; a door that needs
+the extra names it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HIDE = "import sys; sys.modules.update(dict.fromkeys({modules!r}))\n"  # None in sys.modules: not importable
+
+
+def run(code: str, *modules: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", HIDE.format(modules=list(modules)) + code], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_extras_and_dependencies() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = " ".join(project["dependencies"])
+    extras = project["optional-dependencies"]
+    assert "numpy" in core and "neomodel" not in core
+    for name in ("fastapi", "uvicorn", "apscheduler", "mcp", "scikit-learn", "umap", "graphiti", "voyageai",
+                 "langgraph"):
+        assert name not in core, f"{name} belongs in an extra"
+    assert {"server", "clustering", "graphiti", "voyage", "langgraph", "dev"} <= set(extras)
+    assert "kg-memory[server,clustering,graphiti,voyage,langgraph]" in extras["dev"]
+    assert any(d.startswith("playwright") for d in extras["dev"])
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    assert not any(p.startswith("bench") for p in found["include"])
+
+
+def test_the_cli_starts_without_the_server_extra() -> None:
+    done = run("from kg.cli import app\napp(['--help'])", "fastapi", "uvicorn", "apscheduler", "mcp")
+    assert done.returncode == 0, done.stderr
+    assert "serve" in done.stdout
+
+
+def test_a_door_without_its_extra_names_it() -> None:
+    for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.serve", "uvicorn", "server"),
+                                  ("kg.mcp", "mcp", "server"), ("ingest.graphiti_import", "graphiti_core", "graphiti")):
+        done = run(f"import {module}", hidden)
+        assert done.returncode != 0
+        assert f"pip install 'kg-memory[{extra}]'" in done.stderr, (module, done.stderr[-500:])
