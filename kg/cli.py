@@ -15,6 +15,7 @@ from ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg.terminal import console, err, instant, run
 from kg.cli_corrections import corrections_app, rules
 from kg.cli_index import index
+from kg.cli_search import print_hits, search
 from kg.cli_jobs import jobs_app, reindex, serve
 from kg.config import load_settings
 from kg.embeddings import EmbeddingError
@@ -32,6 +33,7 @@ app.command()(reindex)
 app.add_typer(corrections_app, name="corrections")
 app.command()(rules)
 app.command()(index)
+app.command()(search)
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
 
@@ -201,38 +203,6 @@ def reembed() -> None:
 
 # -- reading -------------------------------------------------------------------------------------
 @app.command()
-def search(
-    query: str = typer.Argument(...),
-    namespace: str = typer.Option(..., "--namespace", "-n"),
-    k: int = typer.Option(5, "--k", "-k", min=1, max=1000),
-    method: str = typer.Option("vector", "--method", "-m", help="vector or fulltext."),
-) -> None:
-    """Search the turns of a namespace."""
-
-    async def go() -> None:
-        async with AsyncMemory() as memory:
-            hits = await memory.search_turns(namespace, query, k, method)  # type: ignore[arg-type]
-        _print_hits(query, method, hits)
-
-    if method not in ("vector", "fulltext"):
-        err.print(f"[red]error:[/] unknown method {method!r}; use vector or fulltext")
-        raise typer.Exit(2)
-    run(go())
-
-
-def _print_hits(query: str, method: str, hits: list) -> None:
-    table = Table(title=f"{method}: {query}", show_lines=False)
-    for col in ("score", "session", "when", "speaker"):
-        table.add_column(col, no_wrap=True)
-    table.add_column("text", overflow="fold", ratio=1)
-    for h in hits:
-        t = h.turn
-        table.add_row(f"{h.score:.3f}", t.session_id, t.ts.strftime("%Y-%m-%d %H:%M"), t.speaker or t.role,
-                      t.text if len(t.text) < 160 else t.text[:157] + "...")
-    console.print(table)
-
-
-@app.command()
 def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int = 20) -> None:
     """The latest sessions of a namespace."""
 
@@ -350,11 +320,11 @@ def import_graphiti(
 
 
 # -- demo ----------------------------------------------------------------------------------------
-DEMO_QUERIES = [
-    ("demo-acme", "which database did we pick for the analytics service?", "vector"),
-    ("demo-acme", "where does the user live now?", "vector"),
-    ("demo-acme", "Postgres", "fulltext"),
-    ("demo-travel", "what food does she avoid?", "vector"),
+DEMO_QUERIES = [  # (namespace, question, recipe): None is the configured default
+    ("demo-acme", "which database did we pick for the analytics service?", None),
+    ("demo-acme", "where does the user live now?", None),
+    ("demo-acme", "Postgres", "bm25"),
+    ("demo-travel", "what food does she avoid?", None),
 ]
 
 
@@ -374,9 +344,9 @@ def demo() -> None:
             settings = settings.model_copy(update={"memory": settings.memory.model_copy(
                 update={"indexing": settings.memory.indexing.model_copy(update={"backend": "offline"})})})
         async with AsyncMemory(settings) as memory:
-            for namespace, query, method in DEMO_QUERIES:
-                hits = await memory.search_turns(namespace, query, 3, method)  # type: ignore[arg-type]
-                _print_hits(f"[{namespace}] {query}", method, hits)
+            for namespace, query, recipe in DEMO_QUERIES:
+                hits = await memory.search_turns(namespace, query, 3, recipe)
+                print_hits(f"[{namespace}] {query}", hits[0].recipe if hits else str(recipe), hits)
             indexed = await memory.index_pending("demo-acme")
             t = indexed.totals
             console.print(f"\nindexed {indexed.indexed} demo-acme session(s) with {settings.memory.indexing.backend}: "

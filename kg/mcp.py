@@ -30,8 +30,8 @@ from kg.config import Settings
 from kg.correction_models import CoreRules
 from kg.facts_models import FactView, RememberResult
 from kg.memory import AsyncMemory
-from kg.models import TurnHit, as_utc
-from kg.recall_models import MemoryHit, SessionHit
+from kg.models import as_utc
+from kg.recall_models import MemoryHit, RankedTurn, SessionHit
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -96,9 +96,14 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
 
     @server.tool()
     async def search_turns(namespace: str, query: str, ctx: Context, k: int = 10,
-                           method: Literal["vector", "fulltext"] = "vector") -> list[TurnHit]:
-        """Past conversation turns most relevant to `query` (vector: by meaning; fulltext: by words)."""
-        return await open_(ctx, namespace).search_turns(namespace, query, max(1, min(k, 100)), method)
+                           recipe: Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"] | None = None,
+                           as_of: datetime | None = None) -> list[RankedTurn]:
+        """Past conversation turns that best answer `query`, best first, by the memory's default
+        retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
+        `recipe` names another (flat: by meaning only; bm25: by words only). `k`: 1 to 100."""
+        if not 1 <= k <= 100:
+            raise ToolError(f"k must be between 1 and 100, got {k}")
+        return await open_(ctx, namespace).search_turns(namespace, query, k, recipe, _instant(as_of))
 
     @server.tool()
     async def search_sessions(namespace: str, query: str, ctx: Context, k: int = 5) -> list[SessionHit]:

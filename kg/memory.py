@@ -19,20 +19,17 @@ from ingest.turns import TurnWriter
 from kg.config import Settings, api_key_from_env, load_settings
 from kg.embeddings import Embedder, embedder_for
 from kg.facts_models import FactView, RememberResult
-from kg.models import IngestReport, Message, Session, Turn, TurnHit
+from kg.models import IngestReport, Message, Session, Turn
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
 from kg.memory_work import WorkFacade
 from kg.store import Store
 from queries import facts as fact_queries
-from queries import turns as turn_queries
 
 if TYPE_CHECKING:
     from ingest.corrections.maintain import ClusterLabeler
     from ingest.corrections.policy import CorrectionJudge
-
-SearchMethod = Literal["vector", "fulltext"]
 
 
 def _llm_configured(settings: Settings) -> bool:
@@ -158,18 +155,6 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
         rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
         return [_turn(r["turn"]) for r in rows]
 
-    async def search_turns(
-        self, namespace: str, query: str, k: int = 10, method: SearchMethod = "vector"
-    ) -> list[TurnHit]:
-        """Turns of `namespace` ranked by the vector index (cosine) or the fulltext index (BM25)."""
-        if k < 1:
-            raise ValueError("k must be at least 1")
-        if method == "vector":
-            return await turn_queries.vector_search(self.store, self.embedder, namespace, query, k)
-        if method == "fulltext":
-            return await turn_queries.fulltext_search(self.store, namespace, query, k)
-        raise ValueError(f"unknown search method {method!r}; use 'vector' or 'fulltext'")
-
     # -- facts over time ----------------------------------------------------------------------
     async def remember(
         self,
@@ -266,16 +251,25 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
             return pick(recipe)  # a Recipe object is used as given
         return pick(recipe or cfg.strategy, cfg.sessions, cfg.turns_per_session)
 
-    async def retrieve(
+    async def search_turns(
         self, namespace: str, query: str, k: int = 10, recipe: Any = None, as_of: datetime | None = None
     ) -> list[RankedTurn]:
-        """Turns by a retrieval recipe: "flat", "bm25", "hybrid", "hierarchical" (default:
-        `[memory.retrieval] strategy`) or a `queries.recipes.Recipe`. `as_of` hides later turns."""
+        """The turns of `namespace` that best answer `query`, by a retrieval recipe: the configured
+        `[memory.retrieval] strategy` (hierarchical) unless `recipe` names another ("flat": dense
+        only, "bm25": words only, "hybrid", "hierarchical"; "vector" and "fulltext" are the old names
+        of flat and bm25) or is a `queries.recipes.Recipe`. `as_of` hides later turns. Every door
+        (HTTP GET /search, MCP search_turns, `kg search`) runs this."""
         from queries.recall import ranked_turns
 
         chosen = self._recipe(recipe)
         found = await self._retriever().search(namespace, query, k, chosen, as_of)
         return await ranked_turns(self.store, found, chosen)
+
+    async def retrieve(
+        self, namespace: str, query: str, k: int = 10, recipe: Any = None, as_of: datetime | None = None
+    ) -> list[RankedTurn]:
+        """The same as `search_turns` (its name in the retrieval papers)."""
+        return await self.search_turns(namespace, query, k, recipe, as_of)
 
     async def search_sessions(
         self, namespace: str, query: str, k: int = 5, recipe: Any = None, as_of: datetime | None = None

@@ -64,12 +64,6 @@ class Session(BaseModel):
     status: str
 
 
-class TurnHit(BaseModel):
-    turn: Turn
-    score: float
-    method: Literal["vector", "fulltext"]
-
-
 class IngestReport(BaseModel):
     """What an ingest did: counts, and the rejected lines with where and why."""
 

@@ -61,6 +61,8 @@ BM25 = Recipe(name="bm25", lists=(("fulltext", "turn"),))
 HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True)
 HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, content_words=True, two_stage=True)
 RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHICAL)}
+# The names of the old per-door search methods, kept so `strategy=vector` still means the same ranking.
+ALIASES: dict[str, str] = {"vector": "flat", "fulltext": "bm25"}
 
 
 def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_session: int | None = None) -> Recipe:
@@ -69,8 +71,9 @@ def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_
         chosen = name_or_recipe
     else:
         try:
-            chosen = RECIPES[name_or_recipe]
+            chosen = RECIPES[ALIASES.get(name_or_recipe, name_or_recipe)]
         except KeyError:
-            raise ValueError(f"unknown retrieval recipe {name_or_recipe!r}; use one of {sorted(RECIPES)}") from None
+            raise ValueError(f"unknown retrieval recipe {name_or_recipe!r}; use one of {sorted(RECIPES)} "
+                             f"(or {', '.join(f'{a} for {r}' for a, r in ALIASES.items())})") from None
     update = {k: v for k, v in (("sessions", sessions), ("turns_per_session", turns_per_session)) if v is not None}
     return chosen.model_copy(update=update) if update else chosen

@@ -1,24 +1,30 @@
-"""Turn search: vector (HNSW, exact fallback) and fulltext (BM25), always inside one namespace."""
+"""User text as Lucene queries: escaped, bounded, and scoped to one namespace."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
-from typing import Any
-
-from kg.embeddings import Embedder
-from kg.models import Turn, TurnHit
-from kg.store import Store
 
 # Lucene operators and syntax characters; escaped so user text is only ever searched for.
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
-_VECTOR_OVERFETCH = 10
+_TERM = re.compile(r"\w[\w'’.-]*")
+# Lucene refuses a query of more than 1024 clauses, and each term is one clause per field searched
+# (a summary query searches two). A longer question's extra words add little to BM25's ranking.
+MAX_TERMS = 64
+
+
+def bounded(text: str, max_terms: int = MAX_TERMS) -> str:
+    """The first `max_terms` distinct words of `text` (case-insensitively), in order."""
+    distinct: dict[str, str] = {}
+    for word in _TERM.findall(text):
+        distinct.setdefault(word.lower(), word)
+    return " ".join(list(distinct.values())[:max_terms]) if len(distinct) > max_terms else text
 
 
 def lucene_escape(text: str) -> str:
-    """User text as a Lucene query of plain terms (operators escaped, AND/OR/NOT lower-cased)."""
-    escaped = _LUCENE_SPECIAL.sub(r"\\\1", text)
+    """User text as a Lucene query of plain terms (operators escaped, AND/OR/NOT lower-cased), at
+    most `MAX_TERMS` distinct words."""
+    escaped = _LUCENE_SPECIAL.sub(r"\\\1", bounded(text))
     return re.sub(r"\b(AND|OR|NOT|TO)\b", lambda m: m.group(1).lower(), escaped).strip()
 
 
@@ -40,34 +46,3 @@ def scoped(namespace: str, fields: Sequence[str], terms: str, alone: bool = Fals
         return text
     quoted = namespace.replace("\\", "\\\\").replace('"', '\\"')
     return f'+namespace:"{quoted}"^0 ' + text
-
-
-def _hits(rows: list[dict[str, Any]], method: str) -> list[TurnHit]:
-    out = []
-    for row in rows:
-        turn = dict(row["turn"])
-        turn["ts"] = turn["ts"].to_native()
-        out.append(TurnHit(turn=Turn.model_validate(turn), score=float(row["score"]), method=method))
-    return out
-
-
-async def vector_search(store: Store, embedder: Embedder, namespace: str, query: str, k: int) -> list[TurnHit]:
-    [vector] = await asyncio.to_thread(embedder.embed, [query])
-    return await vector_search_by(store, namespace, vector, k)
-
-
-async def vector_search_by(store: Store, namespace: str, vector: list[float], k: int) -> list[TurnHit]:
-    rows = await store.read(
-        "queries/turns_vector_search", namespace=namespace, vector=vector, k=k, fetch=max(k * _VECTOR_OVERFETCH, 100)
-    )
-    if len(rows) < k:  # the namespace is a small part of the index: search it exactly
-        rows = await store.read("queries/turns_vector_exact", namespace=namespace, vector=vector, k=k)
-    return _hits(rows, "vector")
-
-
-async def fulltext_search(store: Store, namespace: str, query: str, k: int) -> list[TurnHit]:
-    lucene = scoped(namespace, ["text"], lucene_escape(query))
-    if not lucene:
-        return []
-    rows = await store.read("queries/turns_fulltext_search", namespace=namespace, query=lucene, k=k)
-    return _hits(rows, "fulltext")

@@ -63,9 +63,10 @@ async def test_ingest_reports_each_item_and_stores_the_valid_ones(api: httpx.Asy
     assert [t["text"] for t in session["turns"]] == ["We picked TimescaleDB for analytics.", "Lisbon is lovely in May."]
     hits = (await api.get(f"/v1/namespaces/{namespace}/search", params={"q": "which database?", "k": 1})).json()
     assert hits[0]["turn"]["text"].startswith("We picked TimescaleDB")
+    assert hits[0]["recipe"] == "hierarchical"  # no strategy: the configured default
     hits = (await api.get(f"/v1/namespaces/{namespace}/search",
                           params={"q": "Lisbon", "strategy": "fulltext"})).json()
-    assert [h["method"] for h in hits] == ["fulltext"]
+    assert [h["recipe"] for h in hits] == ["bm25"]  # the old name of the bm25 recipe
 
 
 async def test_session_ingest_and_facts_over_http(api: httpx.AsyncClient, namespace: str) -> None:

@@ -41,6 +41,7 @@ BAD_INPUTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
                                                              "valid_from": "soon"}}, 422, "valid_from"),
     ("search without query", "GET", "/search", {}, 422, "q"),
     ("search with k=0", "GET", "/search", {"params": {"q": "x", "k": 0}}, 422, "k"),
+    ("search with a query over 2000 characters", "GET", "/search", {"params": {"q": "x" * 2001}}, 422, "q"),
     ("unknown strategy", "GET", "/search", {"params": {"q": "x", "strategy": "telepathy"}}, 422, "strategy"),
     ("as_of not a time", "GET", "/facts", {"params": {"subject": "s", "as_of": "last tuesday"}}, 422, "as_of"),
     ("job of unknown kind", "POST", "/jobs", {"json": {"kind": "mine_bitcoin", "target": "x"}}, 422, "kind"),
@@ -113,8 +114,9 @@ async def test_injection_looking_text_is_stored_verbatim(api: httpx.AsyncClient,
     assert r.status_code == 200, r.text
     turns = (await api.get(f"/v1/namespaces/{namespace}/sessions/inj")).json()["turns"]
     assert [t["text"] for t in turns] == INJECTIONS
-    for strategy in ("vector", "fulltext"):
-        r = await api.get(f"/v1/namespaces/{namespace}/search", params={"q": INJECTIONS[5], "strategy": strategy})
+    for strategy in (None, "flat", "bm25"):
+        r = await api.get(f"/v1/namespaces/{namespace}/search",
+                          params={"q": INJECTIONS[5]} | ({"strategy": strategy} if strategy else {}))
         assert r.status_code == 200
         assert all(h["turn"]["namespace"] == namespace for h in r.json())
     r = await api.post(f"/v1/namespaces/{namespace}/facts",
@@ -123,3 +125,17 @@ async def test_injection_looking_text_is_stored_verbatim(api: httpx.AsyncClient,
     facts = (await api.get(f"/v1/namespaces/{namespace}/facts", params={"subject": INJECTIONS[0]})).json()
     assert [f["object_value"] for f in facts] == [INJECTIONS[2]]
     assert await memory.session(namespace, "inj") is not None  # and the graph is still there
+
+
+async def test_a_long_query_is_answered_not_refused_by_lucene(api: httpx.AsyncClient, namespace: str) -> None:
+    """1,600 characters of distinct words overflowed Lucene's clause limit on the default recipe (a 500)."""
+    r = await api.post(f"/v1/namespaces/{namespace}/sessions", json={"session_id": "s", "turns": [
+        msg("Lisbon weather is lovely in May.", 0), msg("We picked TimescaleDB.", 1)]})
+    assert r.status_code == 200
+    query = " ".join(f"term{i}" for i in range(300))[:1600]
+    for strategy in (None, "bm25", "hybrid"):
+        r = await api.get(f"/v1/namespaces/{namespace}/search",
+                          params={"q": query} | ({"strategy": strategy} if strategy else {}))
+        assert r.status_code == 200, r.text
+    r = await api.get(f"/v1/namespaces/{namespace}/search", params={"q": query + " " + "y" * 500})
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "q"

@@ -142,9 +142,9 @@ async def test_cypher_and_prompt_injection_text_is_plain_data(memory: AsyncMemor
     assert [t.text for t in stored] == nasty
     assert await count(memory, "queries/turns_count") == total_before + len(nasty)
     for text in nasty:
-        hits = await memory.search_turns(namespace, text, 5, method="fulltext")
+        hits = await memory.search_turns(namespace, text, 5, recipe="bm25")
         assert all(h.turn.namespace == namespace for h in hits)
-    hits = await memory.search_turns(namespace, "DROP TABLE students", 1, method="fulltext")
+    hits = await memory.search_turns(namespace, "DROP TABLE students", 1, recipe="bm25")
     assert hits and hits[0].turn.text == nasty[3]
 
 

@@ -1,4 +1,4 @@
-"""Vector and fulltext search over turns, inside one namespace."""
+"""Turn search through the recipes (the one retrieval stack), inside one namespace."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from kg import AsyncMemory
 from queries.candidates import NamespaceSizes
 from queries.recipes import HIERARCHICAL
 from queries.retrieve import Retriever
-from queries.turns import scoped
+from queries.turns import bounded, scoped
 
 T0 = datetime(2025, 5, 1, 12, 0, tzinfo=timezone.utc)
 TEXTS = [
@@ -24,21 +24,27 @@ async def seed(memory: AsyncMemory, namespace: str, texts: list[str]) -> None:
         {"role": "user", "text": t, "ts": T0 + timedelta(minutes=i)} for i, t in enumerate(texts)])
 
 
-async def test_vector_search_ranks_by_meaning(memory: AsyncMemory, namespace: str) -> None:
+async def test_search_turns_runs_the_configured_recipe(memory: AsyncMemory, namespace: str) -> None:
     await seed(memory, namespace, TEXTS)
     hits = await memory.search_turns(namespace, "which database did we choose?", k=2)
     assert hits[0].turn.text == TEXTS[0]
-    assert hits[0].method == "vector" and hits[0].score > hits[1].score
-    hits = await memory.search_turns(namespace, "file system paths in code", k=1)
-    assert hits[0].turn.text == TEXTS[3]
+    assert hits[0].recipe == memory.settings.memory.retrieval.strategy == "hierarchical"
+    assert hits[0].score >= hits[1].score
+    assert [h.turn.id for h in hits] == [h.turn.id for h in await memory.retrieve(namespace, "which database did we "
+                                                                                    "choose?", k=2)]
 
 
-async def test_fulltext_search_uses_bm25(memory: AsyncMemory, namespace: str) -> None:
+async def test_flat_ranks_by_meaning_and_bm25_by_words(memory: AsyncMemory, namespace: str) -> None:
     await seed(memory, namespace, TEXTS)
-    hits = await memory.search_turns(namespace, "Lisbon weather", k=3, method="fulltext")
-    assert [h.turn.text for h in hits][:1] == [TEXTS[2]]
-    assert len(hits) == 1  # BM25 returns only matching turns
-    assert await memory.search_turns(namespace, "   ", k=3, method="fulltext") == []
+    hits = await memory.search_turns(namespace, "file system paths in code", k=1, recipe="flat")
+    assert hits[0].turn.text == TEXTS[3] and hits[0].recipe == "flat"
+    hits = await memory.search_turns(namespace, "Lisbon weather", k=3, recipe="bm25")
+    assert [h.turn.text for h in hits] == [TEXTS[2]]  # BM25 returns only matching turns
+    assert await memory.search_turns(namespace, "   ", k=3, recipe="bm25") == []
+    # the old method names still mean the same ranking
+    assert [h.turn.id for h in await memory.search_turns(namespace, "Lisbon weather", k=3, recipe="fulltext")] == \
+        [h.turn.id for h in hits]
+    assert (await memory.search_turns(namespace, "paths", k=1, recipe="vector"))[0].recipe == "flat"
 
 
 async def test_search_never_crosses_namespaces(memory: AsyncMemory, namespace: str) -> None:
@@ -46,8 +52,8 @@ async def test_search_never_crosses_namespaces(memory: AsyncMemory, namespace: s
     try:
         await seed(memory, other, ["We decided to use TimescaleDB for analytics, in the other tenant."])
         await seed(memory, namespace, TEXTS[1:])
-        for method in ("vector", "fulltext"):
-            hits = await memory.search_turns(namespace, "TimescaleDB analytics", k=10, method=method)
+        for recipe in ("flat", "bm25", "hybrid", "hierarchical"):
+            hits = await memory.search_turns(namespace, "TimescaleDB analytics", k=10, recipe=recipe)
             assert all(h.turn.namespace == namespace for h in hits)
             assert not any("other tenant" in h.turn.text for h in hits)
     finally:
@@ -57,10 +63,23 @@ async def test_search_never_crosses_namespaces(memory: AsyncMemory, namespace: s
 async def test_bad_search_arguments_are_refused(memory: AsyncMemory, namespace: str) -> None:
     import pytest
 
-    with pytest.raises(ValueError, match="unknown search method"):
-        await memory.search_turns(namespace, "x", 3, method="magic")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown retrieval recipe 'magic'"):
+        await memory.search_turns(namespace, "x", 3, recipe="magic")
     with pytest.raises(ValueError, match="k must be"):
         await memory.search_turns(namespace, "x", 0)
+
+
+async def test_a_long_query_is_bounded_for_lucene(memory: AsyncMemory, namespace: str) -> None:
+    """Lucene refuses more than 1024 clauses; each word is a clause per field. 1,600 characters of
+    distinct words used to fail on the hierarchical recipe."""
+    await seed(memory, namespace, TEXTS)
+    await memory.summarize_due(namespace, now=T0 + timedelta(days=1))
+    words = " ".join(f"w{i}x{i * 7}" for i in range(400))[:1600] + " Lisbon weather"
+    for recipe in ("bm25", "hybrid", "hierarchical"):
+        hits = await memory.search_turns(namespace, words, k=3, recipe=recipe)
+        assert all(h.turn.namespace == namespace for h in hits)
+    assert bounded("a b A c", max_terms=2) == "a b"
+    assert bounded("short query stays as it is?") == "short query stays as it is?"
 
 
 async def test_bm25_is_scoped_to_the_namespace_inside_lucene(memory: AsyncMemory, namespace: str) -> None:
@@ -76,7 +95,7 @@ async def test_bm25_is_scoped_to_the_namespace_inside_lucene(memory: AsyncMemory
             for recipe in ("bm25", "hybrid"):
                 hits = await memory.retrieve(ns, "Lisbon weather", k=5, recipe=recipe)
                 assert hits and hits[0].turn.text == expected and {h.turn.namespace for h in hits} == {ns}
-        assert [h.turn.text for h in await memory.search_turns(namespace, "Lisbon", k=5, method="fulltext")] == \
+        assert [h.turn.text for h in await memory.search_turns(namespace, "Lisbon", k=5, recipe="bm25")] == \
             [TEXTS[2]]
         assert await memory.retrieve(namespace, "the and of", k=5, recipe="bm25") == []  # only stop words
     finally:

@@ -44,8 +44,8 @@ def test_cli_ingest_reports_rejections_and_exits_nonzero(tmp_path: Path) -> None
         assert "new turns 2" in run.stdout and "rejected 1" in run.stdout
         again = subprocess.run([*kg, "ingest", str(path), "--namespace", ns], capture_output=True, text=True)
         assert "new turns 0" in again.stdout and "already stored 2" in again.stdout
-        found = subprocess.run([*kg, "search", "second", "-n", ns, "-m", "fulltext"], capture_output=True, text=True)
-        assert found.returncode == 0 and "second" in found.stdout
+        found = subprocess.run([*kg, "search", "second", "-n", ns, "-r", "bm25"], capture_output=True, text=True)
+        assert found.returncode == 0 and "second" in found.stdout and "bm25" in found.stdout
     finally:
         with Memory() as memory:
             memory.delete_namespace(ns)

@@ -1,0 +1,76 @@
+"""One retrieval stack behind every door: the same question with the same settings gets the same
+top-k turns from Python, HTTP (GET /search), the CLI (`kg search --json`) and MCP (`search_turns`
+over stdio, `kg mcp` as a subprocess)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from kg import AsyncMemory
+from kg.http import create_app
+from tests.http_client import running, settings_with
+
+REPO = Path(__file__).resolve().parents[1]
+T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
+SESSIONS = {
+    "db": ["Maya: we need a database for the sensor readings", "Tom: TimescaleDB handles time series well",
+           "Maya: fine, we picked TimescaleDB with a 90-day retention"],
+    "trip": ["Maya: I spent the weekend in Cascais", "Tom: the beach there is lovely in May"],
+    "hiring": ["Tom: we hired Ana as a data engineer", "Maya: she starts on Monday and owns the ingest"],
+}
+QUESTIONS = ["which database did we choose for the sensors?", "who joined the team?", "Cascais beach"]
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k.startswith(("KG_", "NEO4J_", "XDG_", "HF_", "HOME", "PATH"))}
+    return {**env, "PYTHONPATH": str(REPO)}
+
+
+def _mcp_data(result: Any) -> Any:
+    assert not result.is_error, result.content
+    content = result.structured_content
+    return content.get("result", content) if isinstance(content, dict) else content
+
+
+async def test_every_door_returns_the_same_top_k(memory: AsyncMemory, namespace: str) -> None:
+    for n, (sid, lines) in enumerate(SESSIONS.items()):
+        await memory.add_turns(namespace, sid, [
+            {"role": "user", "speaker": line.split(": ")[0], "text": line.split(": ", 1)[1],
+             "ts": T0 + timedelta(days=n, minutes=i)} for i, line in enumerate(lines)])
+    await memory.summarize_due(namespace, now=T0 + timedelta(days=10))
+    k = 4
+    python = {q: [h.turn.id for h in await memory.search_turns(namespace, q, k)] for q in QUESTIONS}
+    assert all(python.values())
+
+    async with running(create_app(settings_with(keys={}), memory=memory)) as api:
+        for q in QUESTIONS:
+            r = await api.get(f"/v1/namespaces/{namespace}/search", params={"q": q, "k": k})
+            assert r.status_code == 200, r.text
+            assert [h["turn"]["id"] for h in r.json()] == python[q], q
+
+    for q in QUESTIONS:
+        done = await asyncio.to_thread(subprocess.run, [sys.executable, "-m", "kg.cli", "search", q, "-n", namespace,
+                                                        "-k", str(k), "--json"],
+                                       capture_output=True, text=True, cwd=REPO, env=_env(), timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert [h["turn"]["id"] for h in json.loads(done.stdout)] == python[q], q
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kg.cli", "mcp", "-n", namespace],
+                                   cwd=str(REPO), env=_env())
+    async with asyncio.timeout(300):
+        async with Client(params) as client:
+            for q in QUESTIONS:
+                hits = _mcp_data(await client.call_tool("search_turns", {"namespace": namespace, "query": q, "k": k}))
+                assert [h["turn"]["id"] for h in hits] == python[q], q
+            bad = await client.call_tool("search_turns", {"namespace": namespace, "query": "x", "k": 0})
+            assert bad.is_error and "k must be between 1 and 100" in str(bad.content)
