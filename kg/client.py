@@ -25,11 +25,10 @@ from pydantic import TypeAdapter
 from kg.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
 from kg.facts_models import FactView, RememberResult
 from kg.job_models import Job
-from kg.models import IngestReport, Message, Session, Turn, TurnHit
+from kg.models import IngestReport, Message, Session, Turn
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 T = TypeVar("T")
-SearchMethod = Literal["vector", "fulltext"]
 BATCH = 500  # messages per request (the server's [http] max_batch defaults to 1000)
 
 
@@ -201,10 +200,13 @@ class AsyncClient:
         found = await self._call("GET", self._ns(namespace, f"/sessions/{session_id}"), missing=None)
         return TypeAdapter(list[Turn]).validate_python(found["turns"]) if found else []
 
-    async def search_turns(self, namespace: str, query: str, k: int = 10,
-                           method: SearchMethod = "vector") -> list[TurnHit]:
-        return await self._call("GET", self._ns(namespace, "/search"), list[TurnHit],
-                                params=_query(q=query, k=k, strategy=method))
+    async def search_turns(self, namespace: str, query: str, k: int = 10, recipe: str | None = None,
+                           as_of: datetime | None = None) -> list[RankedTurn]:
+        """`recipe` None: the server's configured strategy (recipe names only; no `Recipe` objects)."""
+        if recipe is not None and not isinstance(recipe, str):
+            raise ValueError("over HTTP a recipe is given by name: flat, bm25, hybrid or hierarchical")
+        return await self._call("GET", self._ns(namespace, "/search"), list[RankedTurn],
+                                params=_query(q=query, k=k, strategy=recipe, as_of=_iso(as_of)))
 
     # -- facts over time ----------------------------------------------------------------------
     async def remember(self, namespace: str, subject: str, predicate: str, object: str,
@@ -244,10 +246,8 @@ class AsyncClient:
     # -- retrieval ----------------------------------------------------------------------------
     async def retrieve(self, namespace: str, query: str, k: int = 10, recipe: str | None = None,
                        as_of: datetime | None = None) -> list[RankedTurn]:
-        """`recipe` None: "hierarchical" (the server's recipe names only; no `Recipe` objects)."""
-        _unsupported(as_of=as_of)
-        return await self._call("GET", self._ns(namespace, "/search"), list[RankedTurn],
-                                params=_query(q=query, k=k, strategy=recipe or "hierarchical"))
+        """The same as `search_turns`."""
+        return await self.search_turns(namespace, query, k, recipe, as_of)
 
     async def search_sessions(self, namespace: str, query: str, k: int = 5, recipe: str | None = None,
                               as_of: datetime | None = None) -> list[SessionHit]:
