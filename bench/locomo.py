@@ -8,8 +8,10 @@ configured; `--summaries dataset` uses the dataset's own session summaries inste
 question of categories 1-4 is asked of each retriever. Reported per retriever:
 - turn_recall@k: share of a question's evidence turns (dia_id = Turn.external_id) in the top k;
 - session_recall@k: 1 when every evidence session is in the top k sessions (the product: its
-  stage-1 ranking; the baselines: sessions by their best turn);
+  stage-1 ranking; the baselines: sessions by their best turn); session_recall_any@k: 1 when any is;
 - p50/p95 latency of the turn query (embedding included).
+And `http_search`: turn_recall@k and latency of what a user of the product gets by default, the
+HTTP API's `GET /search` without a strategy (the app in process, over ASGI).
 Namespaces are deleted at the end unless --keep.
 """
 
@@ -90,6 +92,7 @@ async def prepare(memory: AsyncMemory, data: Path, prefix: str, summaries: str, 
 async def evaluate(memory: AsyncMemory, prefix: str, conversations: list[dict], recipe: str) -> dict[str, Any]:
     turn_hits = {k: [] for k in TURN_KS}
     session_hits = {k: [] for k in SESSION_KS}
+    any_hits = {k: [] for k in SESSION_KS}
     latencies = []
     depth = max(TURN_KS)
     for conv in conversations:
@@ -110,13 +113,49 @@ async def evaluate(memory: AsyncMemory, prefix: str, conversations: list[dict], 
             need = {session_of(e) for e in evidence}
             for k in SESSION_KS:
                 session_hits[k].append(float(need <= set(ranked[:k])))
+                any_hits[k].append(float(bool(need & set(ranked[:k]))))
     return {
-        "turn_recall": {str(k): round(statistics.fmean(v), 4) for k, v in turn_hits.items()},
-        "session_recall": {str(k): round(statistics.fmean(v), 4) for k, v in session_hits.items()},
+        "turn_recall": _means(turn_hits),
+        "session_recall": _means(session_hits),
+        "session_recall_any": _means(any_hits),
         "p50_ms": round(percentile(latencies, 0.5), 2),
         "p95_ms": round(percentile(latencies, 0.95), 2),
         "_questions": len(latencies),
     }
+
+
+def _means(hits: dict[int, list[float]]) -> dict[str, float]:
+    return {str(k): round(statistics.fmean(v), 4) for k, v in hits.items()}
+
+
+async def evaluate_http(memory: AsyncMemory, prefix: str, conversations: list[dict]) -> dict[str, Any]:
+    """Turn recall at the HTTP door's default: `GET /search?q=...&k=20`, no strategy."""
+    import httpx
+
+    from kg.http import create_app
+
+    settings = memory.settings.model_copy(update={"http": memory.settings.http.model_copy(update={"keys": {}})})
+    app = create_app(settings, memory=memory)
+    turn_hits: dict[int, list[float]] = {k: [] for k in TURN_KS}
+    latencies = []
+    async with app.router.lifespan_context(app), \
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client:
+        for conv in conversations:
+            namespace = f"{prefix}-{conv['sample_id']}"
+            for qa in conv["qa"]:
+                evidence = evidence_ids(qa.get("evidence", []))
+                if qa.get("category") == 5 or not evidence:
+                    continue
+                start = time.perf_counter()
+                r = await client.get(f"/v1/namespaces/{namespace}/search", params={"q": qa["question"],
+                                                                                  "k": max(TURN_KS)})
+                latencies.append((time.perf_counter() - start) * 1000)
+                r.raise_for_status()
+                found = [h["turn"]["external_id"] for h in r.json()]
+                for k in TURN_KS:
+                    turn_hits[k].append(sum(e in set(found[:k]) for e in evidence) / len(evidence))
+    return {"turn_recall": _means(turn_hits), "p50_ms": round(percentile(latencies, 0.5), 2),
+            "p95_ms": round(percentile(latencies, 0.95), 2), "questions": len(latencies)}
 
 
 async def run(data: Path, summaries: str, keep: bool, prefix: str) -> dict[str, Any]:
@@ -128,6 +167,7 @@ async def run(data: Path, summaries: str, keep: bool, prefix: str) -> dict[str, 
             results = {"product": await evaluate(memory, prefix, conversations, memory.settings.memory.retrieval.strategy)}
             for name, recipe in BASELINES.items():
                 results[name] = await evaluate(memory, prefix, conversations, recipe)
+            http_search = await evaluate_http(memory, prefix, conversations)
         finally:
             if not keep:
                 for conv in conversations:
@@ -135,7 +175,7 @@ async def run(data: Path, summaries: str, keep: bool, prefix: str) -> dict[str, 
     questions = results["product"].pop("_questions")
     for r in results.values():
         r.pop("_questions", None)
-    return {"questions": questions, "summaries": summaries, "retrievers": results}
+    return {"questions": questions, "summaries": summaries, "retrievers": results, "http_search": http_search}
 
 
 def main(argv: list[str] | None = None) -> int:

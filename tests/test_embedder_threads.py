@@ -1,0 +1,48 @@
+"""The local embedder: a query's embedding never queues behind a batch being embedded."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from kg import load_settings
+from kg.embeddings import QUERY_TEXTS, LocalMiniLM, embedder_for
+
+
+def test_a_query_is_embedded_while_a_batch_runs() -> None:
+    embedder = embedder_for(load_settings().embedding)
+    if not isinstance(embedder, LocalMiniLM):
+        pytest.skip("the local embedder is not configured")
+    embedder.embed(["warm the query path"])
+    batch = [f"turn {i}: the warehouse robots moved to the analytics database in Lisbon" for i in range(600)]
+    finished: list[str] = []
+    started = threading.Event()
+
+    def write() -> None:
+        started.set()
+        vectors = embedder.embed(batch)
+        finished.append(f"batch of {len(vectors)}")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    started.wait()
+    time.sleep(0.5)  # the batch is on its thread by now (not a timing assertion: it only orders the two)
+    queries = [embedder.embed(["which database did we choose?"]) for _ in range(3)]
+    queries.append(embedder.embed(["a query", "of a few", "texts"][:QUERY_TEXTS]))
+    finished.append("queries")
+    writer.join()
+    assert finished == ["queries", "batch of 600"]
+    assert all(len(v) == embedder.dim for q in queries for v in q)
+
+
+def test_the_query_path_gives_the_batch_path_vectors() -> None:
+    embedder = embedder_for(load_settings().embedding)
+    if not isinstance(embedder, LocalMiniLM):
+        pytest.skip("the local embedder is not configured")
+    texts = ["What did we decide about the database?", "Lisbon is lovely in May."]
+    batched = embedder.embed(texts * (QUERY_TEXTS // 2 + 1))[:2]  # more than QUERY_TEXTS: the batch thread
+    alone = [embedder.embed([t])[0] for t in texts]
+    for a, b in zip(alone, batched):
+        assert max(abs(x - y) for x, y in zip(a, b)) < 1e-4
