@@ -251,10 +251,12 @@ class AsyncMemory(RulesFacade, WorkFacade):
 
     # -- retrieval (queries/retrieve.py, queries/recall.py) -------------------------------------
     def _retriever(self) -> Any:
+        from kg.rerankers import reranker_source
         from queries.retrieve import Retriever
 
         if getattr(self, "_retriever_cache", None) is None or self._retriever_cache.store is not self.store:
-            self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval)
+            self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval,
+                                              reranker_source(self.settings))
         return self._retriever_cache
 
     def _recipe(self, recipe: Any) -> Any:
@@ -263,7 +265,10 @@ class AsyncMemory(RulesFacade, WorkFacade):
         cfg = self.settings.memory.retrieval
         if recipe is not None and not isinstance(recipe, str):
             return pick(recipe)  # a Recipe object is used as given
-        return pick(recipe or cfg.strategy, cfg.sessions, cfg.turns_per_session)
+        name = recipe or cfg.strategy
+        if name != cfg.strategy:  # an explicitly named other recipe (a baseline) is not reranked
+            return pick(name, cfg.sessions, cfg.turns_per_session)
+        return pick(name, cfg.sessions, cfg.turns_per_session, cfg.rerank.reranker, cfg.rerank.top_n)
 
     async def retrieve(
         self, namespace: str, query: str, k: int = 10, recipe: Any = None, as_of: datetime | None = None
