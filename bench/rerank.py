@@ -14,6 +14,7 @@ baseline to read the noise against.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import random
 import statistics
@@ -85,7 +86,7 @@ def run(data: Path, queries: int) -> dict[str, Any]:
             ms = [timed_ms(reranker.scores, q, turns[:n]) for q, turns in asked]
             result[f"top{n}_ms"] = {"p50": round(statistics.median(ms), 1), "p95": round(percentile(ms, 0.95), 1),
                                     "per_candidate_p50": round(statistics.median(ms) / n, 2)}
-        reranker.close()
+        asyncio.run(reranker.aclose())
     return result
 
 

@@ -93,6 +93,9 @@ class AsyncMemory(RulesFacade, WorkFacade):
                 if getattr(self, attr) is hook:
                     setattr(self, attr, None)
             await hook.aclose()
+        retriever, self._retriever_cache = getattr(self, "_retriever_cache", None), None
+        if retriever is not None:
+            await retriever.aclose()  # rerankers: worker threads, LLM clients
         if self._store is not None:
             await self._store.close()
             self._store = None

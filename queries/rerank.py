@@ -92,6 +92,7 @@ class CrossEncoderReranker:
         self.name = f"cross-encoder:{model}"
         self._device, self._batch_size = device, batch_size
         self._encoder: Any = None
+        self._failed: str | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rerank")
 
     def load(self) -> None:
@@ -100,10 +101,16 @@ class CrossEncoderReranker:
 
     def _load(self) -> Any:
         if self._encoder is None:
+            if self._failed is not None:  # not tried again on every query (a hub lookup can take seconds)
+                raise RerankFailed(self._failed)
             from sentence_transformers import CrossEncoder
 
             local = os.path.isdir(self.model)
-            self._encoder = CrossEncoder(self.model, device=self._device, local_files_only=local)
+            try:
+                self._encoder = CrossEncoder(self.model, device=self._device, local_files_only=local)
+            except Exception as exc:
+                self._failed = f"cross-encoder {self.model!r} did not load: {type(exc).__name__}: {exc}"[:300]
+                raise RerankFailed(self._failed) from exc
         return self._encoder
 
     def scores(self, query: str, passages: Sequence[str]) -> list[float]:
@@ -120,7 +127,7 @@ class CrossEncoderReranker:
         scores = await asyncio.wrap_future(self._worker.submit(self._scores, query, list(passages)))
         return sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep the fused order
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         self._worker.shutdown(wait=False)
 
 
@@ -198,6 +205,11 @@ class LLMReranker:
         if answer is None:
             raise RerankFailed("the LLM gave no answer")
         return [n - 1 for n in answer.order]
+
+    async def aclose(self) -> None:
+        close = getattr(self._asker, "aclose", None)
+        if close is not None:
+            await close()
 
 
 # -- from the settings ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ index, with stage 2 exact inside the chosen sessions.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -33,6 +34,8 @@ from queries.recipes import Key, Method, Recipe
 from queries.rerank import Reranker, local_reranker, passage, rerank
 from queries.turns import lucene_escape
 from queries.vectors import NamespaceVectors
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -64,6 +67,14 @@ class Retriever:
         self._rerankers: dict[str, Reranker | None] = {}
         self.sizes = cand.NamespaceSizes(store)
         self.vectors = NamespaceVectors(store, settings.vector_cache_turns) if settings.vector_cache_turns else None
+
+    async def aclose(self) -> None:
+        """Release the rerankers built so far (worker threads, LLM clients)."""
+        built, self._rerankers = self._rerankers, {}
+        for reranker in built.values():
+            close = getattr(reranker, "aclose", None)
+            if close is not None:
+                await close()
 
     async def embed(self, query: str) -> list[float]:
         [vector] = await asyncio.to_thread(self.embedder.embed, [query])
@@ -165,7 +176,11 @@ class Retriever:
         """`order` with its first `rerank_top_n` reordered by the recipe's reranker, each rank keeping
         the score it had (the ranks' scores stay descending), and the turns read for it."""
         if recipe.reranker not in self._rerankers:
-            self._rerankers[recipe.reranker] = self._make_reranker(recipe.reranker)
+            try:
+                self._rerankers[recipe.reranker] = self._make_reranker(recipe.reranker)
+            except Exception as exc:  # noqa: BLE001 - a reranker that cannot be built never fails a search
+                log.warning("reranker %r not available, the fused order is kept: %s", recipe.reranker, exc)
+                self._rerankers[recipe.reranker] = None
         reranker = self._rerankers[recipe.reranker]
         head = order[: recipe.rerank_top_n]
         if reranker is None or len(head) < 2:

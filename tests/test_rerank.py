@@ -116,13 +116,13 @@ async def test_cross_encoder_orders_by_its_own_scores(memory: AsyncMemory, senso
         assert [s for _, s in reranked.turns] == [s for _, s in plain.turns]  # ranks keep their scores
 
 
-def test_cross_encoder_loads_once(tiny_cross_encoder: Path) -> None:
+async def test_cross_encoder_loads_once(tiny_cross_encoder: Path) -> None:
     reranker = CrossEncoderReranker(str(tiny_cross_encoder))
     first = reranker.scores("sensor database", ["Maya: the sensor database", "Bot: my cat"])
     encoder = reranker._encoder
     assert reranker.scores("sensor database", ["Maya: the sensor database", "Bot: my cat"]) == first
     assert reranker._encoder is encoder
-    reranker.close()
+    await reranker.aclose()
 
 
 # -- Voyage and LLM against the fake endpoint -------------------------------------------------------
@@ -169,3 +169,24 @@ async def test_a_failed_rerank_keeps_the_fused_order(fake_llm: FakeLLM, sensor_t
     fused, reranked = await fused_and_reranked(fake_llm, reranker, sensor_talk)
     assert reranked == fused and fake_llm.count() == 1
     assert "TESTKEY" not in caplog.text
+
+
+async def test_baselines_and_missing_services_are_not_reranked(fake_llm: FakeLLM, sensor_talk: str) -> None:  # noqa: F811
+    settings = rerank_settings(fake_llm, "voyage")
+    async with AsyncMemory(settings) as mem:  # a recipe named explicitly is not the configured strategy
+        await mem.retrieve(sensor_talk, QUESTION, 10, recipe="bm25")
+    no_llm = settings.model_copy(deep=True)
+    no_llm.memory.retrieval.rerank.reranker, no_llm.memory.retrieval.rerank.llm_service = "llm", None
+    async with AsyncMemory(no_llm) as mem:  # extraction offline, no service named: nothing to ask
+        fused = [h.turn.id for h in await mem.retrieve(sensor_talk, QUESTION, 10, recipe=HIERARCHICAL)]
+        assert [h.turn.id for h in await mem.retrieve(sensor_talk, QUESTION, 10)] == fused
+    assert fake_llm.count() == 0
+
+
+async def test_a_cross_encoder_that_does_not_load_keeps_the_order(tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    reranker = CrossEncoderReranker(str(tmp_path))  # an empty folder: no model in it
+    for _ in range(2):  # the second query is not another load attempt
+        assert await rerank(reranker, "q", ["a", "b"], ["x", "y"]) == ["a", "b"]
+    assert caplog.text.count("did not load") == 2 and reranker._failed is not None
+    await reranker.aclose()
