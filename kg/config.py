@@ -194,6 +194,22 @@ class RecallWeights(BaseModel):
     confidence: float = Field(0.3, ge=0)  # facts; turns and summaries count as fully confident
 
 
+class RerankSettings(BaseModel):
+    """`[memory.retrieval.rerank]`: the rerank stage of the configured strategy (`queries.rerank`)."""
+
+    reranker: Literal["none", "cross-encoder", "voyage", "llm"] = "none"
+    top_n: int = Field(20, ge=2)  # turns of the final list (hierarchical) or fused list reordered
+    # a local folder, or a model name (fetched from the model hub on a machine that reaches it)
+    cross_encoder_model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
+    device: str = "cpu"
+    voyage_model: str = "rerank-2.5-lite"
+    voyage_api_key: SecretStr | None = None  # None: [embedding] voyage_api_key (VOYAGE_API_KEY)
+    voyage_base_url: str | None = None  # another host for the Voyage API (a gateway)
+    timeout_s: float = Field(10.0, gt=0)  # one Voyage request
+    llm_service: str | None = None  # a name in [llm.services]; None: the [memory.indexing] backend rule
+    max_passage_chars: int = Field(500, ge=50)  # of each turn the LLM reads
+
+
 class RetrievalSettings(BaseModel):
     strategy: Literal["flat", "hybrid", "hierarchical"] = "hierarchical"  # the default recipe
     sessions: int = Field(10, ge=1)  # S: sessions stage 1 passes to stage 2
@@ -204,6 +220,7 @@ class RetrievalSettings(BaseModel):
     # turn vectors of small namespaces kept in memory for that exact search (~3 KB a turn); 0: scan the store
     vector_cache_turns: int = Field(50_000, ge=0)
     recall: RecallWeights = Field(default_factory=RecallWeights)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
 
 
 class MemorySettings(BaseModel):

@@ -91,6 +91,9 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
                 if getattr(self, attr) is hook:
                     setattr(self, attr, None)
             await hook.aclose()
+        retriever, self._retriever_cache = getattr(self, "_retriever_cache", None), None
+        if retriever is not None:
+            await retriever.aclose()  # rerankers: worker threads, LLM clients
         if self._store is not None:
             await self._store.close()
             self._store = None
@@ -237,10 +240,12 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
 
     # -- retrieval (queries/retrieve.py, queries/recall.py) -------------------------------------
     def _retriever(self) -> Any:
+        from kg.rerankers import reranker_source
         from queries.retrieve import Retriever
 
         if getattr(self, "_retriever_cache", None) is None or self._retriever_cache.store is not self.store:
-            self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval)
+            self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval,
+                                              reranker_source(self.settings))
         return self._retriever_cache
 
     def _recipe(self, recipe: Any) -> Any:
@@ -249,7 +254,10 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
         cfg = self.settings.memory.retrieval
         if recipe is not None and not isinstance(recipe, str):
             return pick(recipe)  # a Recipe object is used as given
-        return pick(recipe or cfg.strategy, cfg.sessions, cfg.turns_per_session)
+        name = recipe or cfg.strategy
+        if name != cfg.strategy:  # an explicitly named other recipe (a baseline) is not reranked
+            return pick(name, cfg.sessions, cfg.turns_per_session)
+        return pick(name, cfg.sessions, cfg.turns_per_session, cfg.rerank.reranker, cfg.rerank.top_n)
 
     async def search_turns(
         self, namespace: str, query: str, k: int = 10, recipe: Any = None, as_of: datetime | None = None

@@ -10,6 +10,11 @@
     hierarchical  hybrid, then two stages: sessions ranked by their best turns and their summaries
                   (stage 1), turns re-ranked inside the top `sessions` (stage 2), top-K
 
+Any recipe may add a rerank stage (`reranker`, see `queries.rerank`): the first `rerank_top_n` turns
+of its final list (after stage 2 for hierarchical, the fused list for the others) reordered by a
+model reading the query with each turn. None of the named recipes reranks; the configured strategy
+gets `[memory.retrieval.rerank]`.
+
 Recipes are never mutated; `recipe.model_copy(update=...)` makes a variant.
 """
 
@@ -21,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Method = Literal["vector", "fulltext"]
 Key = Literal["turn", "context"]
+Reranker = Literal["none", "cross-encoder", "voyage", "llm"]
 
 
 class Boosts(BaseModel):
@@ -53,6 +59,8 @@ class Recipe(BaseModel):
     summary_vector_weight: float = Field(0.0, ge=0)
     summary_text_weight: float = Field(0.1, ge=0)
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
+    reranker: Reranker = "none"
+    rerank_top_n: int = Field(20, ge=2)  # turns of the final (or fused) list the reranker reorders
 
 
 _BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5)
@@ -65,8 +73,10 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHIC
 ALIASES: dict[str, str] = {"vector": "flat", "fulltext": "bm25"}
 
 
-def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_session: int | None = None) -> Recipe:
-    """A recipe by name (or as given), with S and T overridden when set (a copy, never in place)."""
+def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_session: int | None = None,
+           reranker: Reranker | None = None, rerank_top_n: int | None = None) -> Recipe:
+    """A recipe by name (or as given), with S, T and the rerank stage overridden when set (a copy,
+    never in place)."""
     if isinstance(name_or_recipe, Recipe):
         chosen = name_or_recipe
     else:
@@ -75,5 +85,7 @@ def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_
         except KeyError:
             raise ValueError(f"unknown retrieval recipe {name_or_recipe!r}; use one of {sorted(RECIPES)} "
                              f"(or {', '.join(f'{a} for {r}' for a, r in ALIASES.items())})") from None
-    update = {k: v for k, v in (("sessions", sessions), ("turns_per_session", turns_per_session)) if v is not None}
+    given = (("sessions", sessions), ("turns_per_session", turns_per_session), ("reranker", reranker),
+             ("rerank_top_n", rerank_top_n))
+    update = {k: v for k, v in given if v is not None}
     return chosen.model_copy(update=update) if update else chosen

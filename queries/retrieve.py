@@ -6,7 +6,9 @@ window, the speakers it names, and a question's score passed on to the turn that
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
 summaries' BM25 matches, dense ones too if the recipe weights them, plus the time window) and
 re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), keeping T
-per session, then top K.
+per session, then top K. A recipe's rerank stage (`queries.rerank`) reorders the first
+`rerank_top_n` of that final list (of the fused list for single-stage recipes); the scores stay
+with the ranks, so a reranked list still reads best first.
 
 Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
 tenants' turns), over their vectors cached in memory (`queries.vectors`); large ones by the HNSW
@@ -16,6 +18,7 @@ index, with stage 2 exact inside the chosen sessions.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -28,8 +31,11 @@ from queries import candidates as cand
 from queries.analysis import TimeWindow, content_terms, named, time_window
 from queries.fusion import best_per_group, group_scores, ranking, rrf
 from queries.recipes import Key, Method, Recipe
+from queries.rerank import Reranker, local_reranker, passage, rerank
 from queries.turns import lucene_escape
 from queries.vectors import NamespaceVectors
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -46,13 +52,29 @@ class Retrieval:
     hydrated: dict[str, Turn] = field(default_factory=dict)  # turns already read in full (stage 2)
 
 
+RerankerSource = Callable[[str], "Reranker | None"]
+
+
 class Retriever:
-    def __init__(self, store: Store, embedder: Embedder, settings: RetrievalSettings) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: RetrievalSettings,
+                 rerankers: RerankerSource | None = None) -> None:
+        """`rerankers` builds the reranker of a kind ("cross-encoder", "voyage", "llm"), or None when
+        it cannot; the default knows the local ones from `settings.rerank` (no LLM)."""
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self._make_reranker = rerankers or (lambda kind: local_reranker(kind, settings.rerank))
+        self._rerankers: dict[str, Reranker | None] = {}
         self.sizes = cand.NamespaceSizes(store)
         self.vectors = NamespaceVectors(store, settings.vector_cache_turns) if settings.vector_cache_turns else None
+
+    async def aclose(self) -> None:
+        """Release the rerankers built so far (worker threads, LLM clients)."""
+        built, self._rerankers = self._rerankers, {}
+        for reranker in built.values():
+            close = getattr(reranker, "aclose", None)
+            if close is not None:
+                await close()
 
     async def embed(self, query: str) -> list[float]:
         [vector] = await asyncio.to_thread(self.embedder.embed, [query])
@@ -112,8 +134,11 @@ class Retriever:
         names = self._named(query, pool)
         if not recipe.two_stage:
             order = ranking(scores)
+            hydrated: dict[str, Turn] = {}
+            if recipe.reranker != "none":
+                order, hydrated = await self._reranked(query, order, scores, recipe)
             sessions = _first_seen(order, pool)
-            return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector)
+            return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated)
 
         summary_dense, summary_bm25 = done.get("summary:vector", []), done.get("summary:fulltext", [])
         in_window: set[str] = done["window"] if window is not None else set()
@@ -129,7 +154,7 @@ class Retriever:
         if on_sessions is not None:
             on_sessions(ordered_sessions)
 
-        hydrated: dict[str, Turn] = {}
+        hydrated = {}
         if not exact and dense and top_sessions:
             lists, hydrated = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth, as_of)
             pool.update({c.id: c for ranked in lists for c in ranked})
@@ -138,9 +163,36 @@ class Retriever:
         rank_of = {s: r for r, s in enumerate(top_sessions, start=1)}
         final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                  for t, v in scores.items() if session_of[t] in rank_of}
-        order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)[:k]
+        order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)
+        if recipe.reranker != "none":
+            order, read = await self._reranked(query, order, final, recipe, hydrated)
+            hydrated.update(read)
+        order = order[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
         return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated)
+
+    async def _reranked(self, query: str, order: list[str], scores: dict[str, float], recipe: Recipe,
+                        known: dict[str, Turn] | None = None) -> tuple[list[str], dict[str, Turn]]:
+        """`order` with its first `rerank_top_n` reordered by the recipe's reranker, each rank keeping
+        the score it had (the ranks' scores stay descending), and the turns read for it."""
+        if recipe.reranker not in self._rerankers:
+            try:
+                self._rerankers[recipe.reranker] = self._make_reranker(recipe.reranker)
+            except Exception as exc:  # noqa: BLE001 - a reranker that cannot be built never fails a search
+                log.warning("reranker %r not available, the fused order is kept: %s", recipe.reranker, exc)
+                self._rerankers[recipe.reranker] = None
+        reranker = self._rerankers[recipe.reranker]
+        head = order[: recipe.rerank_top_n]
+        if reranker is None or len(head) < 2:
+            return order, {}
+        known = known or {}
+        turns = {t: known[t] for t in head if t in known}
+        turns.update(await cand.hydrate_turns(self.store, [t for t in head if t not in turns]))
+        head = [t for t in head if t in turns]  # a turn deleted meanwhile is left out
+        new_head = await rerank(reranker, query, head, [passage(turns[t]) for t in head])
+        by_rank = [scores[t] for t in head]
+        scores.update(zip(new_head, by_rank))
+        return new_head + order[recipe.rerank_top_n:], turns
 
     async def _exact_inside(
         self, lists: list[list[cand.Candidate]], recipe: Recipe, namespace: str, sessions: list[str],

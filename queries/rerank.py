@@ -1,0 +1,229 @@
+"""Rerank stage: the top N of a fused turn list reordered by a model that reads the query and each
+passage together.
+
+    none           the fused order as it is (free)
+    cross-encoder  a sentence-transformers `CrossEncoder`, local CPU (`CrossEncoderReranker`)
+    voyage         the Voyage rerank API, one request per query (`VoyageReranker`)
+    llm            a listwise rerank by an LLM, one call per query (`LLMReranker`, prompt `rerank-v1`)
+
+A reranker only orders: `Reranker.order(query, passages)` gives passage indices, best first.
+`rerank()` applies one to a list of turn ids and falls back to the fused order, with a logged
+warning, when it fails: a broken reranker never fails a search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from kg.config import RerankSettings
+from kg.models import Turn
+
+log = logging.getLogger(__name__)
+
+RerankerKind = Literal["none", "cross-encoder", "voyage", "llm"]
+RERANK_V1 = "rerank-v1"
+Messages = list[dict[str, str]]
+_KEYLIKE = re.compile(r"\b(?:pa|al|sk)-[A-Za-z0-9_\-*.]{6,}")
+
+
+class RerankFailed(RuntimeError):
+    pass
+
+
+class Reranker(Protocol):
+    name: str
+
+    async def order(self, query: str, passages: Sequence[str]) -> list[int]:
+        """Indices into `passages`, most relevant first (indices left out keep their order after)."""
+        ...
+
+
+def passage(turn: Turn, max_chars: int = 2000) -> str:
+    """What a reranker reads of a turn: who said it, and what."""
+    text = f"{turn.speaker}: {turn.text}" if turn.speaker else turn.text
+    return text[:max_chars]
+
+
+async def rerank(reranker: Reranker, query: str, ids: Sequence[str], passages: Sequence[str]) -> list[str]:
+    """`ids` reordered by `reranker`; on any failure the order given, with a warning."""
+    if len(ids) < 2:
+        return list(ids)
+    try:
+        indices = await reranker.order(query, passages)
+    except Exception as exc:  # noqa: BLE001 - a reranker must never fail the search
+        log.warning("rerank by %s failed, the fused order is kept: %s", reranker.name, _redact(f"{exc}"))
+        return list(ids)
+    return [ids[i] for i in complete(indices, len(ids))]
+
+
+def complete(indices: Sequence[int], n: int) -> list[int]:
+    """`indices` made a permutation of range(n): unknown and repeated ones dropped, missing ones
+    appended in their given order."""
+    seen: dict[int, None] = {}
+    for i in indices:
+        if isinstance(i, int) and 0 <= i < n:
+            seen.setdefault(i)
+    return [*seen, *(i for i in range(n) if i not in seen)]
+
+
+def _redact(text: str) -> str:
+    return _KEYLIKE.sub("[redacted]", text)[:500]
+
+
+# -- cross-encoder -------------------------------------------------------------------------------
+
+class CrossEncoderReranker:
+    """A sentence-transformers `CrossEncoder` by local path or model name, loaded once on first use.
+
+    Scoring runs on one worker thread of its own, off the event loop (torch keeps a thread team per
+    calling thread; one caller keeps it from multiplying)."""
+
+    def __init__(self, model: str, device: str = "cpu", batch_size: int = 32) -> None:
+        self.model = model
+        self.name = f"cross-encoder:{model}"
+        self._device, self._batch_size = device, batch_size
+        self._encoder: Any = None
+        self._failed: str | None = None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rerank")
+
+    def load(self) -> None:
+        """Load the model now (the first `order` does it otherwise)."""
+        self._worker.submit(self._load).result()
+
+    def _load(self) -> Any:
+        if self._encoder is None:
+            if self._failed is not None:  # not tried again on every query (a hub lookup can take seconds)
+                raise RerankFailed(self._failed)
+            from sentence_transformers import CrossEncoder
+
+            local = os.path.isdir(self.model)
+            try:
+                self._encoder = CrossEncoder(self.model, device=self._device, local_files_only=local)
+            except Exception as exc:
+                self._failed = f"cross-encoder {self.model!r} did not load: {type(exc).__name__}: {exc}"[:300]
+                raise RerankFailed(self._failed) from exc
+        return self._encoder
+
+    def scores(self, query: str, passages: Sequence[str]) -> list[float]:
+        """The model's relevance score of each passage for the query (blocking)."""
+        return self._worker.submit(self._scores, query, list(passages)).result()
+
+    def _scores(self, query: str, passages: list[str]) -> list[float]:
+        encoder = self._load()
+        values = encoder.predict([(query, p) for p in passages], batch_size=self._batch_size,
+                                 show_progress_bar=False)
+        return [float(v) for v in values]
+
+    async def order(self, query: str, passages: Sequence[str]) -> list[int]:
+        scores = await asyncio.wrap_future(self._worker.submit(self._scores, query, list(passages)))
+        return sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep the fused order
+
+    async def aclose(self) -> None:
+        self._worker.shutdown(wait=False)
+
+
+# -- voyage --------------------------------------------------------------------------------------
+
+class VoyageReranker:
+    """The Voyage rerank endpoint (`rerank-2.5-lite` and siblings), through the voyageai client.
+
+    `base_url` points it at another host (a gateway, or the tests' fake endpoint); one attempt per
+    query: a retry would double the query's latency, and the fused order is the fallback."""
+
+    def __init__(self, model: str, api_key: str, *, base_url: str | None = None, timeout_s: float = 10.0) -> None:
+        import voyageai
+
+        self.model = model
+        self.name = f"voyage:{model}"
+        self._client = voyageai.AsyncClient(api_key=api_key, max_retries=1, timeout=timeout_s, base_url=base_url)
+
+    async def order(self, query: str, passages: Sequence[str]) -> list[int]:
+        result = await self._client.rerank(query, list(passages), self.model, truncation=True)
+        return [r.index for r in sorted(result.results, key=lambda r: -r.relevance_score)]
+
+
+# -- llm (listwise) ------------------------------------------------------------------------------
+
+class RerankOrder(BaseModel):
+    """The passages' numbers, most relevant to the question first."""
+
+    order: list[int] = Field(description="Passage numbers, most relevant first; each number once. "
+                                         "Numbers of passages that do not help may be left out.")
+
+
+_RERANK_SYSTEM_V1 = """\
+You rank passages from an AI assistant's long-term memory of its conversations. Given a question \
+and numbered passages (turns of past conversations, each with its speaker), order the passage \
+numbers from the one that best helps to answer the question to the least helpful. Use only the \
+numbers shown."""
+
+
+def rerank_v1(query: str, passages: Sequence[str]) -> Messages:
+    lines = [f"Question: {query}", "", "Passages:"]
+    lines += [f"[{i}] " + " ".join(p.split()) for i, p in enumerate(passages, start=1)]
+    lines += ["", "Order the passage numbers, most helpful first."]
+    return [{"role": "system", "content": _RERANK_SYSTEM_V1}, {"role": "user", "content": "\n".join(lines)}]
+
+
+@dataclass(frozen=True)
+class RerankPrompt:
+    version: str
+    build: Callable[..., Messages]
+    response_model: type[BaseModel]
+
+
+RERANK = RerankPrompt(RERANK_V1, rerank_v1, RerankOrder)
+
+
+class StructuredAsker(Protocol):
+    """One structured LLM question (the write path's LLM client, given by the door): the answer,
+    or None when it failed after its retries."""
+
+    async def ask(self, *args: Any, max_tokens: int = ...) -> Any | None: ...
+
+
+class LLMReranker:
+    """Listwise: numbered passages in, an ordered list of numbers out (prompt `rerank-v1`)."""
+
+    def __init__(self, asker: StructuredAsker, name: str, max_passage_chars: int = 500) -> None:
+        self.name = f"llm:{name}:{RERANK_V1}"
+        self._asker = asker
+        self._max_chars = max_passage_chars
+
+    async def order(self, query: str, passages: Sequence[str]) -> list[int]:
+        shown = [p[: self._max_chars] for p in passages]
+        answer = await self._asker.ask(query, shown, max_tokens=16 + 6 * len(shown))
+        if answer is None:
+            raise RerankFailed("the LLM gave no answer")
+        return [n - 1 for n in answer.order]
+
+    async def aclose(self) -> None:
+        close = getattr(self._asker, "aclose", None)
+        if close is not None:
+            await close()
+
+
+# -- from the settings ---------------------------------------------------------------------------
+
+def local_reranker(kind: str, settings: RerankSettings, voyage_key: str | None = None) -> Reranker | None:
+    """The cross-encoder or Voyage reranker the settings describe; None for "none" and "llm" (the
+    LLM one needs the write path's client: the door builds it) or Voyage without a key."""
+    if kind == "cross-encoder":
+        return CrossEncoderReranker(settings.cross_encoder_model, settings.device)
+    if kind == "voyage":
+        key = settings.voyage_api_key.get_secret_value() if settings.voyage_api_key else voyage_key
+        if not key:
+            log.warning("reranker 'voyage' has no API key (VOYAGE_API_KEY): the fused order is kept")
+            return None
+        return VoyageReranker(settings.voyage_model, key, base_url=settings.voyage_base_url,
+                              timeout_s=settings.timeout_s)
+    return None
