@@ -66,7 +66,7 @@ async def vector_search_by(store: Store, namespace: str, vector: list[float], k:
 
 
 async def fulltext_search(store: Store, namespace: str, query: str, k: int) -> list[TurnHit]:
-    lucene = scoped(namespace, ["text"], lucene_escape(query))
+    lucene = scoped(namespace, ["key_text"], lucene_escape(query))
     if not lucene:
         return []
     rows = await store.read("queries/turns_fulltext_search", namespace=namespace, query=lucene, k=k)
