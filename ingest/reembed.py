@@ -1,8 +1,9 @@
 """`kg reembed`: re-embed every stored vector with the configured embedder and rebuild the indexes.
 
-Every embedded property keeps the text it was embedded from, so re-embedding needs no
-extraction or summarization: each kind below pages through its nodes by id and writes new
-vectors. A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
+Every embedded property keeps the text it was embedded from (a turn: what its key is made of),
+so re-embedding needs no extraction or summarization: each kind below pages through its nodes by
+id and writes new vectors, and turns their rebuilt key (`Turn.key_text`, ingest.turn_keys).
+A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
+import cypher
 from ingest.loaders import Rejected, read_jsonl
 from ingest.reembed import reembed
 from ingest.sessions import TurnIds
@@ -166,3 +167,20 @@ async def test_reembed_gives_old_turns_their_keys(memory: AsyncMemory, namespace
     rows = await memory.store.driver.execute_query(
         "MATCH (t:Turn {namespace: $namespace}) RETURN t.key_text AS key ORDER BY t.idx", namespace=namespace)
     assert [r["key"] for r in rows.records] == [f"{s}: {t}" for s, t in old]
+
+
+async def test_migration_backfills_the_same_key_as_ingest(memory: AsyncMemory, namespace: str) -> None:
+    """Migration 0009 computes old turns' keys in Cypher; they must equal `turn_key`'s."""
+    old = [("Zanele", "I finally finished the pottery course."), (None, "No speaker here."), ("  ", "Blank.")]
+    for i, (speaker, text) in enumerate(old):
+        await memory.store.driver.execute_query(OLD_TURN, namespace=namespace, id=f"t-old-{namespace}-{i}", idx=i,
+                                                speaker=speaker, text=text, ts=T0 + timedelta(seconds=30 * i),
+                                                model=memory.embedder.name, vector=[0.1] * memory.embedder.dim)
+    [backfill] = [s for s in cypher.statements("migrations/0009_turn_key_text") if "key_text IS NULL" in s]
+    async with memory.store.driver.session(database=memory.store.database) as session:
+        await (await session.run(backfill)).consume()
+    rows = await memory.store.driver.execute_query(
+        "MATCH (t:Turn {namespace: $namespace}) RETURN t.key_text AS key ORDER BY t.idx", namespace=namespace)
+    assert [r["key"] for r in rows.records] == [turn_key(s, t) for s, t in old]
+    hits = await memory.retrieve(namespace, "Zanele", k=1, recipe="bm25")
+    assert hits[0].turn.speaker == "Zanele"
