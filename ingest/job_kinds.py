@@ -24,6 +24,7 @@ from ingest.extraction.chunking import chunks_for, merge
 from ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
 from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from ingest.jobs import JobRun, PermanentJobError
+from ingest.turn_keys import row_key
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory
@@ -65,10 +66,11 @@ async def embed_backfill(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
         )
         if not rows:
             return {"embedded": done}
-        vectors = await asyncio.to_thread(memory.embedder.embed, [r["text"][:limit] for r in rows])
+        keys = [row_key(r) for r in rows]
+        vectors = await asyncio.to_thread(memory.embedder.embed, [key[:limit] for key in keys])
         await memory.store.write(
             "queries/turns_set_embedding", model=memory.embedder.name,
-            rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors)],
+            rows=[{"id": r["id"], "embedding": v, "text": key} for r, key, v in zip(rows, keys, vectors)],
         )
         done += len(rows)
 

@@ -11,7 +11,7 @@ from typing import Iterator
 
 from pydantic import ValidationError
 
-from kg.models import Message
+from kg.models import Attachment, Message
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ def _explain(exc: ValidationError) -> str:
 
 
 def read_jsonl(path: Path, namespace: str | None = None, max_chars: int | None = None) -> Iterator[Message | Rejected]:
-    """One JSON object per line: namespace, session_id?, role, speaker?, text, ts (ISO 8601)."""
+    """One JSON object per line: namespace, session_id?, role, speaker?, text, ts (ISO 8601),
+    attachments? ([{kind, caption, url?}])."""
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             where = f"{path}:{lineno}"
@@ -71,9 +72,20 @@ def parse_locomo_date(value: str) -> datetime:
     return datetime.strptime(value.strip(), LOCOMO_DATE).replace(tzinfo=timezone.utc)
 
 
+def _locomo_image(turn: dict) -> list[Attachment]:
+    """A shared photo (`blip_caption`, `img_url`: a list, its first element) as an image attachment."""
+    caption = turn.get("blip_caption")
+    if not isinstance(caption, str) or not caption.strip():
+        return []
+    url = turn.get("img_url")
+    url = url[0] if isinstance(url, list) and url else url
+    return [Attachment(kind="image", caption=caption, url=url if isinstance(url, str) and url else None)]
+
+
 def read_locomo(path: Path, namespace_prefix: str = "locomo") -> Iterator[Message | Rejected]:
     """The LoCoMo layout: one namespace per conversation, `session_<n>` as session ids, the
-    session date-time as the first turn's time (turns follow 30 s apart), dia_id as external id."""
+    session date-time as the first turn's time (turns follow 30 s apart), dia_id as external id, a
+    shared photo's caption and url as an image attachment."""
     try:
         conversations = json.loads(Path(path).read_text("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -95,18 +107,16 @@ def read_locomo(path: Path, namespace_prefix: str = "locomo") -> Iterator[Messag
                 yield Rejected(where, f"session date-time missing or unparsable: {exc}")
                 continue
             for i, turn in enumerate(body[f"session_{n}"]):
-                text = turn.get("text", "")
-                if turn.get("blip_caption"):
-                    text = f"{text} [shared an image: {turn['blip_caption']}]"
                 try:
                     yield Message(
                         namespace=f"{namespace_prefix}-{sample}",
                         role="user" if turn.get("speaker") == speaker_a else "assistant",
                         speaker=turn.get("speaker"),
-                        text=text,
+                        text=turn.get("text", ""),
                         ts=start + i * LOCOMO_TURN_SPACING,
                         session_id=f"session_{n}",
                         external_id=turn.get("dia_id"),
+                        attachments=_locomo_image(turn),
                     )
                 except ValidationError as exc:
                     yield Rejected(f"{where}/{turn.get('dia_id', i)}", _explain(exc))

@@ -1,15 +1,18 @@
 """`kg reembed`: re-embed every stored vector with the configured embedder and rebuild the indexes.
 
-Every embedded property keeps the text it was embedded from, so re-embedding needs no
-extraction or summarization: each kind below pages through its nodes by id and writes new
-vectors. A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
+Every embedded property keeps the text it was embedded from (a turn: what its key is made of),
+so re-embedding needs no extraction or summarization: each kind below pages through its nodes by
+id and writes new vectors, and turns their rebuilt key (`Turn.key_text`, ingest.turn_keys).
+A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
+
+from ingest.turn_keys import row_key
 
 from kg.config import Settings
 from kg.embeddings import embedder_for
@@ -18,15 +21,22 @@ from kg.store import Store
 PAGE = 512
 
 
+def _text(row: dict[str, Any]) -> str:
+    return row["text"]
+
+
 @dataclass(frozen=True)
 class EmbeddedKind:
     name: str  # the key in queries/embedded_counts
-    page: str  # returns id, text in id order after $after
-    store: str  # writes $rows of {id, embedding} with $model
+    page: str  # returns id, text (and what `key` needs) in id order after $after
+    store: str  # writes $rows of {id, embedding, text: the key embedded} with $model
+    key: Callable[[dict[str, Any]], str] = _text  # the text to embed, from a row of `page`
 
 
 EMBEDDED = (
-    EmbeddedKind("turns", "queries/turns_for_reembed", "queries/turns_set_embedding"),
+    # a turn's key is rebuilt from its speaker, text and attachments, so keys written under an older
+    # rule (or none: text alone) are replaced along with their vectors
+    EmbeddedKind("turns", "queries/turns_for_reembed", "queries/turns_set_embedding", row_key),
     EmbeddedKind("turn_contexts", "queries/turn_contexts_for_reembed", "queries/turn_contexts_set_embedding"),
     EmbeddedKind("summaries", "queries/summaries_for_reembed", "queries/summaries_set_embedding"),
     EmbeddedKind("corrections", "queries/corrections_for_reembed", "queries/corrections_set_embedding"),
@@ -49,12 +59,12 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
             after, per_kind[kind.name] = "", 0
             while page := await store.read(kind.page, after=after, limit=PAGE):
                 after = page[-1]["id"]
-                rows = [r for r in page if r["text"]]
-                if rows:
-                    vectors = await asyncio.to_thread(embedder.embed, [r["text"][:limit] for r in rows])
-                    await store.write(kind.store, model=embedder.name,
-                                      rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors)])
-                per_kind[kind.name] += len(rows)
+                keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
+                if keys:
+                    vectors = await asyncio.to_thread(embedder.embed, [key[:limit] for _, key in keys])
+                    await store.write(kind.store, model=embedder.name, rows=[
+                        {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
+                per_kind[kind.name] += len(keys)
                 done += len(page)
                 if on_progress:
                     on_progress(done, total)

@@ -9,6 +9,7 @@ so re-ingesting the same input yields the same ids and writes nothing new.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -68,9 +69,10 @@ class TurnIds:
         self.last_id: str | None = None
 
     def next(self, message: Message, session_id: str) -> str:
-        key = "\x1f".join(
-            (message.namespace, session_id, message.ts.isoformat(), message.role, message.speaker or "", message.text)
-        )
+        parts = [message.namespace, session_id, message.ts.isoformat(), message.role, message.speaker or "", message.text]
+        if message.attachments:  # only then: turns without attachments keep the ids they always had
+            parts.append(json.dumps([a.model_dump() for a in message.attachments], ensure_ascii=False))
+        key = "\x1f".join(parts)
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
         count = self._seen.get(digest, 0)
         self._seen[digest] = count + 1

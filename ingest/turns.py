@@ -14,9 +14,10 @@ from datetime import timedelta
 from typing import Any, AsyncIterator, Callable, Iterable
 
 from ingest.sessions import LastTurn, SessionAssigner, TurnIds
+from ingest.turn_keys import turn_key
 from kg.config import Settings
 from kg.embeddings import Embedder
-from kg.models import IngestReport, Message
+from kg.models import IngestReport, Message, attachment_columns
 from kg.store import Store, Tx
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,11 @@ class PreparedTurn:
     session_id: str
     message: Message
     embedding: list[float] | None = None
+
+    @property
+    def key(self) -> str:
+        """What is embedded and searched by words: speaker, text, attachments (ingest.turn_keys)."""
+        return turn_key(self.message.speaker, self.message.text, self.message.attachments)
 
 
 class TurnWriter:
@@ -98,11 +104,12 @@ class TurnWriter:
         truncated = 0
         texts = []
         for p in todo:
-            if len(p.message.text) > limit:
+            key = p.key
+            if len(key) > limit:
                 truncated += 1
-                log.warning("turn %s is %d characters; embedding its first %d (the text is stored whole)",
-                            p.id, len(p.message.text), limit)
-            texts.append(p.message.text[:limit])
+                log.warning("turn %s's key is %d characters; embedding its first %d (the text is stored whole)",
+                            p.id, len(key), limit)
+            texts.append(key[:limit])
         vectors = await asyncio.to_thread(self.embedder.embed, texts) if texts else []
         for p, vector in zip(todo, vectors):
             p.embedding = vector
@@ -139,6 +146,7 @@ class TurnWriter:
                     "id": p.id, "namespace": key[0], "session_id": key[1], "idx": count,
                     "role": p.message.role, "speaker": p.message.speaker, "text": p.message.text,
                     "ts": p.message.ts, "external_id": p.message.external_id, "embedding": p.embedding, "embedding_model": model, "prev_id": prev,
+                    "key_text": p.key, **attachment_columns(p.message.attachments),
                 })
                 tails[key] = (count + 1, p.id)
             await tx.run("queries/turns_write", turns=rows)

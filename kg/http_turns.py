@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationErr
 from kg.http import error_response, validation_detail
 from kg.http_routes import Existing, Instant, Mem, Namespace, memory_of, scoped, utc
 from kg.memory import AsyncMemory
-from kg.models import Message, Role, Session, Turn
+from kg.models import ATTACHMENTS_MAX, Attachment, Message, Role, Session, Turn
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 
@@ -26,6 +26,8 @@ class MessageIn(BaseModel):
     speaker: str | None = Field(None, max_length=200)
     session_id: str | None = Field(None, min_length=1, max_length=200)
     external_id: str | None = Field(None, max_length=200)
+    attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX,
+                                          description="What was shared with the message; captions are searchable.")
 
 
 class MessagesIn(BaseModel):

@@ -12,14 +12,14 @@ import functools
 import inspect
 import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from ingest.facts import FactWriter, PredicateResolver
 from ingest.turns import TurnWriter
 from kg.config import Settings, api_key_from_env, load_settings
 from kg.embeddings import Embedder, embedder_for
 from kg.facts_models import FactView, RememberResult
-from kg.models import IngestReport, Message, Session, Turn
+from kg.models import Attachment, IngestReport, Message, Session, Turn
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
@@ -119,10 +119,13 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
         ts: datetime,
         speaker: str | None = None,
         session_id: str | None = None,
+        attachments: Sequence[Attachment | Mapping[str, Any]] = (),
     ) -> Turn:
         """Store one message. Without `session_id` it joins the namespace's current session, or
-        opens a new one after `[session] gap_minutes` of silence. Returns the stored turn."""
-        message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id)
+        opens a new one after `[session] gap_minutes` of silence. `attachments`: what was shared
+        with it ({kind, caption, url?}; the captions are searchable). Returns the stored turn."""
+        message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
+                          attachments=list(attachments))
         writer = TurnWriter(self.store, self.embedder, self.settings)
         await writer.write([message])
         turn_id = writer.ids.last_id

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
@@ -14,6 +14,47 @@ ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
 def as_utc(value: datetime) -> datetime:
     """Timezone-aware UTC; a naive timestamp is taken to be UTC already."""
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+ATTACHMENTS_MAX = 16
+ATTACHMENT_CAPTION_MAX_CHARS = 2000
+
+
+class Attachment(BaseModel):
+    """Something shared with a message (an image, a file, a link): what it is and what it shows.
+    The caption is searchable: it is part of the turn's key (docs/turn-keys.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.+/\-]+$",
+                      description="image, file, audio, link, a MIME type...")
+    caption: str = Field(min_length=1, max_length=ATTACHMENT_CAPTION_MAX_CHARS)
+    url: str | None = Field(default=None, min_length=1, max_length=2048)
+
+    @field_validator("caption")
+    @classmethod
+    def _caption_not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("caption is blank")
+        return v
+
+
+def attachment_columns(attachments: list[Attachment]) -> dict[str, list[str] | None]:
+    """How attachments are stored on a Turn node (properties cannot hold maps): parallel lists,
+    "" for a missing url; none at all for a turn without attachments."""
+    if not attachments:
+        return {"attachment_kinds": None, "attachment_captions": None, "attachment_urls": None}
+    return {"attachment_kinds": [a.kind for a in attachments],
+            "attachment_captions": [a.caption for a in attachments],
+            "attachment_urls": [a.url or "" for a in attachments]}
+
+
+def attachments_of(kinds: list[str] | None, captions: list[str] | None, urls: list[str] | None) -> list[Attachment]:
+    """The inverse of `attachment_columns`."""
+    if not kinds:
+        return []
+    return [Attachment(kind=k, caption=c, url=u or None)
+            for k, c, u in zip(kinds, captions or [], urls or [""] * len(kinds), strict=True)]
 
 
 class Message(BaseModel):
@@ -28,6 +69,7 @@ class Message(BaseModel):
     speaker: str | None = Field(default=None, max_length=200)
     session_id: str | None = Field(default=None, min_length=1, max_length=200)
     external_id: str | None = Field(default=None, max_length=200)  # the caller's own message id
+    attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
 
     @field_validator("ts")
     @classmethod
@@ -53,6 +95,17 @@ class Turn(BaseModel):
     ts: datetime
     external_id: str | None = None
     embedding_model: str | None = None
+    attachments: list[Attachment] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_attachments(cls, value: Any) -> Any:
+        """Accepts the node's parallel lists (`attachment_columns`) in place of `attachments`."""
+        if isinstance(value, dict) and "attachment_kinds" in value:
+            value = dict(value)
+            value["attachments"] = attachments_of(value.pop("attachment_kinds"), value.pop("attachment_captions", None),
+                                                  value.pop("attachment_urls", None))
+        return value
 
 
 class Session(BaseModel):

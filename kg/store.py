@@ -145,8 +145,10 @@ class Store:
         for name in cypher.migrations():
             if name in applied:
                 continue
-            for statement in cypher.statements(name):
-                await self.driver.execute_query(statement, database_=self.database)
+            # auto-commit, so that a data migration can batch itself (`CALL ... IN TRANSACTIONS`)
+            async with self.driver.session(database=self.database) as session:
+                for statement in cypher.statements(name):
+                    await (await session.run(statement)).consume()
             checksum = hashlib.sha256(cypher.load(name).encode()).hexdigest()[:16]
             await self.write("queries/migration_record", id=name, checksum=checksum)
             done.append(name)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.models import Role, Session, Turn
+from kg.models import Role, Session, Turn, attachments_of
 from kg.recall_models import Summary, summary_from_props
 from kg.store import Store
 from queries.analysis import TimeWindow
@@ -19,7 +19,7 @@ from queries.turns import scoped
 INDEXES: dict[tuple[Method, Key], tuple[str, str]] = {
     ("vector", "turn"): ("turn_embedding", "embedding"),
     ("vector", "context"): ("turn_context_embedding", "context_embedding"),
-    ("fulltext", "turn"): ("turn_text", "text"),
+    ("fulltext", "turn"): ("turn_key_text", "key_text"),
     ("fulltext", "context"): ("turn_context_text", "context_text"),
 }
 SUMMARY_FIELDS = ("text", "keywords")
@@ -83,10 +83,10 @@ async def turn_list_in_sessions(
     row = await store.read_row("queries/retrieval_vector_sessions", property=prop, vector=vector, namespace=namespace,
                                sessions=sessions, k=depth, as_of=as_of)
     found, turns = [], {}
-    for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model in \
+    for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model, *attachments in \
             row.get("rows", []):
         found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows)))
-        turns[tid] = _turn(tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model)
+        turns[tid] = _turn(tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model, *attachments)
     return found, turns
 
 
@@ -155,10 +155,13 @@ async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
 
 
 def _turn(tid: str, namespace: str, session_id: str, idx: int, role: Role, speaker: str | None, text: str, ts: int,
-          external_id: str | None, model: str | None) -> Turn:
-    """A turn from the columns the hydrating queries return (`ts` in epoch µs)."""
+          external_id: str | None, model: str | None, kinds: list[str] | None = None,
+          captions: list[str] | None = None, urls: list[str] | None = None) -> Turn:
+    """A turn from the columns the hydrating queries return (`ts` in epoch µs; the attachments as
+    the node's parallel lists, `kg.models.attachment_columns`)."""
     return Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
-                text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model)
+                text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model,
+                attachments=attachments_of(kinds, captions, urls))
 
 
 async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict[str, tuple[Session, Summary | None]]:

@@ -11,7 +11,7 @@ import pytest
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg import AsyncMemory
-from kg.models import Message
+from kg.models import Attachment, Message
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -156,7 +156,9 @@ def test_locomo_loader_maps_sessions_dates_and_dia_ids(tmp_path: Path) -> None:
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
                 {"speaker": "Ann", "dia_id": "D1:1", "text": "Hi Bo"},
-                {"speaker": "Bo", "dia_id": "D1:2", "text": "Look", "blip_caption": "a photo of a dog"},
+                {"speaker": "Bo", "dia_id": "D1:2", "text": "Look", "blip_caption": "a photo of a dog",
+                 "img_url": ["https://example.org/dog.jpg"], "query": "dog"},
+                {"speaker": "Ann", "dia_id": "D1:3", "text": "Cute", "blip_caption": "a cat", "img_url": []},
             ],
             "session_2_date_time": "not a date",
             "session_2": [{"speaker": "Ann", "dia_id": "D2:1", "text": "lost"}],
@@ -168,7 +170,13 @@ def test_locomo_loader_maps_sessions_dates_and_dia_ids(tmp_path: Path) -> None:
     messages = [i for i in items if isinstance(i, Message)]
     rejected = [i for i in items if isinstance(i, Rejected)]
     assert [(m.namespace, m.session_id, m.external_id, m.role) for m in messages] == [
-        ("lc-conv-x", "session_1", "D1:1", "user"), ("lc-conv-x", "session_1", "D1:2", "assistant")]
+        ("lc-conv-x", "session_1", "D1:1", "user"), ("lc-conv-x", "session_1", "D1:2", "assistant"),
+        ("lc-conv-x", "session_1", "D1:3", "user")]
     assert messages[0].ts == datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
-    assert "a photo of a dog" in messages[1].text
+    assert messages[0].attachments == []
+    # the photo is an attachment (its caption in the turn's key), not glued into the text
+    assert messages[1].text == "Look"
+    assert messages[1].attachments == [Attachment(kind="image", caption="a photo of a dog",
+                                                  url="https://example.org/dog.jpg")]
+    assert messages[2].attachments == [Attachment(kind="image", caption="a cat")]
     assert len(rejected) == 1 and "session_2" in rejected[0].where

@@ -13,7 +13,8 @@ async def test_constraints_and_indexes_exist(memory: AsyncMemory) -> None:
     rows = await memory.store.read("queries/status_indexes")
     by_name = {r["name"]: r for r in rows}
     assert by_name["turn_embedding"]["type"] == "VECTOR" and by_name["turn_embedding"]["state"] == "ONLINE"
-    assert by_name["turn_text"]["type"] == "FULLTEXT"
+    assert by_name["turn_key_text"]["type"] == "FULLTEXT" and "turn_text" not in by_name
+    assert by_name["turn_key_text"]["properties"] == ["key_text", "namespace"]
     assert by_name["turn_namespace_ts"]["properties"] == ["namespace", "ts"]
     assert {"session_key", "turn_id"} <= set(by_name)  # uniqueness constraints are backed by indexes
     options = await memory.store.driver.execute_query(

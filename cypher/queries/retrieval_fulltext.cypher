@@ -1,4 +1,4 @@
-// BM25 over the turn fulltext index $index (turn_text | turn_context_text) inside one namespace; $query is
+// BM25 over the turn fulltext index $index (turn_key_text | turn_context_text) inside one namespace; $query is
 // escaped Lucene scoped to the namespace by queries.turns.scoped (unless it is the index's only
 // tenant), never raw user text; the WHERE checks the namespace either way.
 // One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score,

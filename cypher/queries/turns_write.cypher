@@ -1,4 +1,5 @@
 // New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector.
+// key_text is what was embedded and what the turn_key_text fulltext index holds (ingest.turn_keys).
 // Each session's vector revision moves on once (see turns_set_embedding).
 CALL {
   UNWIND $turns AS row
@@ -12,6 +13,8 @@ MATCH (s:Session {namespace: row.namespace, id: row.session_id})
 MERGE (t:Turn {id: row.id})
   ON CREATE SET t.namespace = row.namespace, t.session_id = row.session_id, t.idx = row.idx,
                 t.role = row.role, t.speaker = row.speaker, t.text = row.text, t.ts = row.ts, t.external_id = row.external_id,
+                t.key_text = row.key_text, t.attachment_kinds = row.attachment_kinds,
+                t.attachment_captions = row.attachment_captions, t.attachment_urls = row.attachment_urls,
                 t.embedding_model = row.embedding_model, t.created_at = datetime()
 MERGE (s)-[:HAS_TURN]->(t)
 WITH t, row

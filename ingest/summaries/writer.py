@@ -18,6 +18,7 @@ from ingest.extraction.models import ChunkTurn
 from ingest.summaries.keys import context_texts
 from ingest.summaries.models import Part, Summarizer, SummaryDraft
 from ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
+from ingest.turn_keys import attachment_text, stored_attachments
 from kg.config import Settings
 from kg.embeddings import Embedder
 from kg.recall_models import Summary, summary_from_props
@@ -70,7 +71,8 @@ class SessionSummarizer:
         turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
                            ts=r["ts"].to_native()) for r in rows]
         vectors = {r["id"]: r["embedding"] for r in rows}
-        await self._context_keys(turns, {r["id"]: r["context_text"] for r in rows})
+        await self._context_keys(turns, {r["id"]: r["context_text"] for r in rows},
+                                 [attachment_text(stored_attachments(r)) for r in rows])
         current = {s.slot: s for s in await self._current(namespace, session_id)}
         run = _Run(self, namespace, session_id, turns, vectors, current, now, open_)
         summary = await run.session_summary()
@@ -87,8 +89,9 @@ class SessionSummarizer:
                                      include_expired=False)
         return [summary_from_props(r["summary"]) for r in rows]
 
-    async def _context_keys(self, turns: list[ChunkTurn], stored: dict[str, str | None]) -> None:
-        texts = context_texts(turns, self.settings.memory.summaries.context_turns)
+    async def _context_keys(self, turns: list[ChunkTurn], stored: dict[str, str | None],
+                            attachments: list[str]) -> None:
+        texts = context_texts(turns, self.settings.memory.summaries.context_turns, attachments)
         asks = [False] + [t.text.rstrip().endswith("?") for t in turns[:-1]]
         changed = [(t.id, x, a) for t, x, a in zip(turns, texts, asks) if stored.get(t.id) != x]
         limit, size = self.settings.ingest.max_embed_chars, self.settings.ingest.batch_size
