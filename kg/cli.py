@@ -8,23 +8,28 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg.terminal import console, err, instant, run
 from kg.cli_corrections import corrections_app, rules
+from kg.cli_forget import forget_app
 from kg.cli_index import index
 from kg.cli_jobs import jobs_app, reindex, serve
+from kg.cli_search import print_hits, search
 from kg.config import load_settings
 from kg.embeddings import EmbeddingError
 from kg.memory import AsyncMemory
-from kg.models import IngestReport, Message
+from kg.models import NAMESPACE_RULE, IngestReport, Message, valid_namespace
 from kg.neo4j_local import LocalNeo4j, LocalServerError
 from kg.store import Store, StoreError
 
-app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True)
-neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True)
+app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
+                   rich_markup_mode=None)
+neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True,
+                         rich_markup_mode=None)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(jobs_app, name="jobs")
 app.command()(serve)
@@ -32,6 +37,8 @@ app.command()(reindex)
 app.add_typer(corrections_app, name="corrections")
 app.command()(rules)
 app.command()(index)
+app.command()(search)
+app.add_typer(forget_app, name="forget")
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
 
@@ -55,7 +62,7 @@ def neo4j_install() -> None:
         with console.status("Resolving Neo4j with Maven (first time only)..."):
             lib = _local().install(echo=console.print)
     except LocalServerError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
     console.print(f"Neo4j jars in {lib}")
 
@@ -71,7 +78,7 @@ def neo4j_start() -> None:
         with console.status("Starting Neo4j..."):
             local.start(echo=console.print)
     except LocalServerError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
     if local.password():
         console.print(f"user neo4j, password in {local.password_file}" if not load_settings().neo4j.password
@@ -156,11 +163,11 @@ def ingest(
     elif fmt == "locomo":
         source = read_locomo(file, namespace or "locomo")
     else:
-        err.print(f"[red]error:[/] unknown format {fmt!r}; use jsonl or locomo")
+        err.print(f"[red]error:[/] unknown format {escape(repr(fmt))}; use jsonl or locomo")
         raise typer.Exit(2)
     report = run(_ingest(source))
     for rejection in report.rejected:
-        err.print(f"[yellow]rejected[/] {rejection}")
+        err.print(f"[yellow]rejected[/] {escape(str(rejection))}")
     console.print(f"received {report.received}, new turns {report.written}, already stored {report.existing}, "
                   f"sessions {report.sessions}, rejected {len(report.rejected)}")
     if report.rejected:
@@ -201,38 +208,6 @@ def reembed() -> None:
 
 # -- reading -------------------------------------------------------------------------------------
 @app.command()
-def search(
-    query: str = typer.Argument(...),
-    namespace: str = typer.Option(..., "--namespace", "-n"),
-    k: int = typer.Option(5, "--k", "-k", min=1, max=1000),
-    method: str = typer.Option("vector", "--method", "-m", help="vector or fulltext."),
-) -> None:
-    """Search the turns of a namespace."""
-
-    async def go() -> None:
-        async with AsyncMemory() as memory:
-            hits = await memory.search_turns(namespace, query, k, method)  # type: ignore[arg-type]
-        _print_hits(query, method, hits)
-
-    if method not in ("vector", "fulltext"):
-        err.print(f"[red]error:[/] unknown method {method!r}; use vector or fulltext")
-        raise typer.Exit(2)
-    run(go())
-
-
-def _print_hits(query: str, method: str, hits: list) -> None:
-    table = Table(title=f"{method}: {query}", show_lines=False)
-    for col in ("score", "session", "when", "speaker"):
-        table.add_column(col, no_wrap=True)
-    table.add_column("text", overflow="fold", ratio=1)
-    for h in hits:
-        t = h.turn
-        table.add_row(f"{h.score:.3f}", t.session_id, t.ts.strftime("%Y-%m-%d %H:%M"), t.speaker or t.role,
-                      t.text if len(t.text) < 160 else t.text[:157] + "...")
-    console.print(table)
-
-
-@app.command()
 def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int = 20) -> None:
     """The latest sessions of a namespace."""
 
@@ -241,7 +216,7 @@ def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int
             rows = await memory.sessions(namespace, limit)
         table = Table("session", "started", "ended", "messages", "status")
         for s in rows:
-            table.add_row(s.id, f"{s.started_at:%Y-%m-%d %H:%M}", f"{s.ended_at:%Y-%m-%d %H:%M}",
+            table.add_row(escape(s.id), f"{s.started_at:%Y-%m-%d %H:%M}", f"{s.ended_at:%Y-%m-%d %H:%M}",
                           str(s.message_count), s.status)
         console.print(table)
 
@@ -275,17 +250,18 @@ def facts(
             table.add_column(col, overflow="fold")
         values = {f.id: f.object_value for f in rows}
         for f in rows:
-            table.add_row(f.predicate, f.object_value, f"{f.valid_from:%Y-%m-%d %H:%M}",
+            table.add_row(escape(f.predicate), escape(f.object_value), f"{f.valid_from:%Y-%m-%d %H:%M}",
                           f"{f.valid_to:%Y-%m-%d %H:%M}" if f.valid_to else "", f"{f.recorded_at:%Y-%m-%d %H:%M}",
                           f.source, f.status, f"{f.confidence:.2f}",
-                          values.get(f.superseded_by, f.superseded_by or ""))
+                          escape(values.get(f.superseded_by, f.superseded_by or "")))
         console.print(table)
 
     run(go())
 
 
 # -- agents and other graphs -------------------------------------------------------------------
-import_app = typer.Typer(help="Bring memory over from other systems.", no_args_is_help=True)
+import_app = typer.Typer(help="Bring memory over from other systems.", no_args_is_help=True,
+                          rich_markup_mode=None)
 app.add_typer(import_app, name="import")
 
 
@@ -300,7 +276,7 @@ def mcp(
     try:
         run_stdio(load_settings(), namespace or ())
     except (LocalServerError, StoreError, EmbeddingError) as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
 
 
@@ -323,11 +299,11 @@ def import_graphiti(
     from kg.store import resolve_connection
 
     if source not in ("stated", "observed", "inferred", "system"):
-        err.print(f"[red]error:[/] unknown --source {source!r}; use stated, observed, inferred or system")
+        err.print(f"[red]error:[/] unknown --source {escape(repr(source))}; use stated, observed, inferred or system")
         raise typer.Exit(2)
     target = namespace or group_id
-    if not re.fullmatch(r"[A-Za-z0-9_.:@\-]{1,200}", target):
-        err.print(f"[red]error:[/] {target!r} is not a valid namespace (letters, digits, _ . : @ -); pass --namespace")
+    if not valid_namespace(target):
+        err.print(f"[red]error:[/] {escape(repr(target))} is not a valid namespace ({NAMESPACE_RULE}); pass --namespace")
         raise typer.Exit(2)
     settings = load_settings()
 
@@ -343,7 +319,7 @@ def import_graphiti(
 
     report = run(go())
     for reason in report.skipped:
-        err.print(f"[yellow]skipped[/] {reason}")
+        err.print(f"[yellow]skipped[/] {escape(str(reason))}")
     console.print(f"namespace {report.namespace}: {report.episodes} episodes -> {report.turns_written} new turns "
                   f"({report.turns_existing} already stored), {report.entities} entities, {report.edges} edges -> "
                   f"{report.facts_asserted} asserted, {report.facts_retracted} retracted")
@@ -376,7 +352,7 @@ def demo() -> None:
         async with AsyncMemory(settings) as memory:
             for namespace, query, method in DEMO_QUERIES:
                 hits = await memory.search_turns(namespace, query, 3, method)  # type: ignore[arg-type]
-                _print_hits(f"[{namespace}] {query}", method, hits)
+                print_hits(f"[{namespace}] {query}", method, hits)
             indexed = await memory.index_pending("demo-acme")
             t = indexed.totals
             console.print(f"\nindexed {indexed.indexed} demo-acme session(s) with {settings.memory.indexing.backend}: "

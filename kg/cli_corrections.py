@@ -13,7 +13,8 @@ from kg.terminal import console, err, run
 from kg.correction_models import STATUSES
 from kg.memory import AsyncMemory
 
-corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.")
+corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.",
+                               rich_markup_mode=None)
 
 
 def rules(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
@@ -41,7 +42,7 @@ def corrections(
         err.print("[red]error:[/] missing option --namespace / -n")
         raise typer.Exit(2)
     if status is not None and status not in STATUSES:
-        err.print(f"[red]error:[/] unknown status {status!r}; use one of {', '.join(STATUSES)}")
+        err.print(f"[red]error:[/] unknown status {escape(repr(status))}; use one of {', '.join(STATUSES)}")
         raise typer.Exit(2)
 
     async def go() -> list[Any]:
@@ -51,7 +52,7 @@ def corrections(
     table = Table("id", "status", "sessions", "weight", "last seen", "rule", "invalidated")
     for c in run(go()):
         gone = f"{c.invalidated_reason} {c.invalidated_at:%Y-%m-%d}" if c.invalidated_at else ""
-        table.add_row(c.id, c.status, str(c.reinforcement_count), f"{c.weight:.2f}", f"{c.last_seen_at:%Y-%m-%d}",
+        table.add_row(escape(c.id), c.status, str(c.reinforcement_count), f"{c.weight:.2f}", f"{c.last_seen_at:%Y-%m-%d}",
                       escape(c.rule_text), gone)
     console.print(table)
 
@@ -66,7 +67,7 @@ def maintain(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
 
     report = run(go())
     console.print(report.markdown(), markup=False, highlight=False)
-    console.print(f"report: {report.json_path} and {report.markdown_path}", highlight=False)
+    console.print(f"report: {escape(str(report.json_path))} and {escape(str(report.markdown_path))}", highlight=False)
 
 
 @corrections_app.command("confirm")
@@ -80,7 +81,7 @@ def confirm(correction_id: str = typer.Argument(...), namespace: str = typer.Opt
     try:
         view = run(go())
     except KeyError as exc:
-        err.print(f"[red]error:[/] {exc.args[0]}")
+        err.print(f"[red]error:[/] {escape(str(exc.args[0]))}")
         raise typer.Exit(1) from None
     console.print(f"{view.id}: {view.status} - {escape(view.rule_text)}")
 
