@@ -81,7 +81,8 @@ def validate_items(settings: Settings, namespace: str, items: Sequence[Any], fie
         if not isinstance(item, dict):
             errors = [{"field": f"{field}[{i}]", "message": "must be a JSON object"}]
         elif "namespace" in item:
-            errors = [{"field": f"{field}[{i}].namespace", "message": "not allowed: the namespace is given for the whole batch"}]
+            errors = [{"field": f"{field}[{i}].namespace",
+                       "message": "not allowed: the namespace is given for the whole batch"}]
         elif session_id is not None and item.get("session_id", session_id) != session_id:
             errors = [{"field": f"{field}[{i}].session_id", "message": "differs from the batch's session_id"}]
         elif len(str(item.get("text", ""))) > settings.ingest.max_text_chars:

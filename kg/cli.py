@@ -303,7 +303,8 @@ def import_graphiti(
         raise typer.Exit(2)
     target = namespace or group_id
     if not valid_namespace(target):
-        err.print(f"[red]error:[/] {escape(repr(target))} is not a valid namespace ({NAMESPACE_RULE}); pass --namespace")
+        err.print(f"[red]error:[/] {escape(repr(target))} is not a valid namespace ({NAMESPACE_RULE}); "
+                  "pass --namespace")
         raise typer.Exit(2)
     settings = load_settings()
 

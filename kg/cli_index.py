@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from kg.config import load_settings
