@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
-from kg.terminal import console, err, instant, run
+from kg.terminal import NAMESPACE, console, err, instant, run
 from kg.cli_corrections import corrections_app, rules
 from kg.cli_forget import forget_app
 from kg.cli_index import index
@@ -208,7 +208,7 @@ def reembed() -> None:
 
 # -- reading -------------------------------------------------------------------------------------
 @app.command()
-def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int = 20) -> None:
+def sessions(namespace: str = NAMESPACE, limit: int = 20) -> None:
     """The latest sessions of a namespace."""
 
     async def go() -> None:
@@ -227,7 +227,7 @@ def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int
 @app.command()
 def facts(
     subject: str = typer.Argument(...),
-    namespace: str = typer.Option(..., "--namespace", "-n"),
+    namespace: str = NAMESPACE,
     predicate: Optional[str] = typer.Option(None, "--predicate", "-p"),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Valid time (ISO 8601); default now."),
     known_at: Optional[str] = typer.Option(None, "--known-at", help="Belief at this transaction time."),

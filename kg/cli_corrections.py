@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.terminal import console, err, run
+from kg.terminal import NAMESPACE, console, err, run
 from kg.correction_models import STATUSES
 from kg.memory import AsyncMemory
 
@@ -17,7 +17,7 @@ corrections_app = typer.Typer(help="Corrections the user made, and the rules the
                                rich_markup_mode=None)
 
 
-def rules(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
+def rules(namespace: str = NAMESPACE) -> None:
     """The rules and strong preferences of a namespace, as the markdown block an agent's prompt gets."""
 
     async def go() -> str:
@@ -52,13 +52,14 @@ def corrections(
     table = Table("id", "status", "sessions", "weight", "last seen", "rule", "invalidated")
     for c in run(go()):
         gone = f"{c.invalidated_reason} {c.invalidated_at:%Y-%m-%d}" if c.invalidated_at else ""
-        table.add_row(escape(c.id), c.status, str(c.reinforcement_count), f"{c.weight:.2f}", f"{c.last_seen_at:%Y-%m-%d}",
+        table.add_row(escape(c.id), c.status, str(c.reinforcement_count), f"{c.weight:.2f}",
+                      f"{c.last_seen_at:%Y-%m-%d}",
                       escape(c.rule_text), gone)
     console.print(table)
 
 
 @corrections_app.command("maintain")
-def maintain(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
+def maintain(namespace: str = NAMESPACE) -> None:
     """The nightly job now: cluster, merge, promote and decay; prints the report and where it is."""
 
     async def go() -> Any:
@@ -71,7 +72,7 @@ def maintain(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
 
 
 @corrections_app.command("confirm")
-def confirm(correction_id: str = typer.Argument(...), namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
+def confirm(correction_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
     """The user confirmed a correction explicitly: it becomes a rule."""
 
     async def go() -> Any:
@@ -87,7 +88,7 @@ def confirm(correction_id: str = typer.Argument(...), namespace: str = typer.Opt
 
 
 @corrections_app.command("clusters")
-def clusters(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int = 10) -> None:
+def clusters(namespace: str = NAMESPACE, limit: int = 10) -> None:
     """The most reinforced clusters found by the last `kg corrections maintain`."""
 
     async def go() -> list[Any]:

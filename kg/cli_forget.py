@@ -8,11 +8,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.models import Erasure, check_namespace
-from kg.terminal import console, err, run
+from kg.terminal import NAMESPACE, console, err, run
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "
                               "this does not).", no_args_is_help=True, rich_markup_mode=None)
-NS = typer.Option(..., "--namespace", "-n")
 
 
 def _namespace(namespace: str) -> str:
@@ -26,32 +25,34 @@ def _namespace(namespace: str) -> str:
 def _erase(method: str, namespace: str, *target: str) -> None:
     from kg.memory import AsyncMemory
 
+    ns = _namespace(namespace)
+
     async def go() -> Erasure:
         async with AsyncMemory() as memory:
-            return await getattr(memory, method)(_namespace(namespace), *target)
+            try:
+                return await getattr(memory, method)(ns, *target)
+            except KeyError as exc:  # nothing to erase: said plainly, exit 2
+                raise LookupError(exc.args[0]) from None
 
-    try:
-        erasure = run(go(), KeyError)
-    except KeyError as exc:  # pragma: no cover - run() turns it into exit 2
-        raise typer.Exit(2) from exc
+    erasure = run(go(), LookupError)
     counts = ", ".join(f"{n} {label}" for label, n in erasure.counts.items()) or "nothing"
     console.print(f"erased {escape(counts)}; record {erasure.id} ({erasure.target_hash[:19]}...)", highlight=False)
 
 
 @forget_app.command("session")
-def forget_session(session_id: str = typer.Argument(...), namespace: str = NS) -> None:
+def forget_session(session_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
     """A session, its turns and summaries, and what only it evidenced."""
     _erase("erase_session", namespace, session_id)
 
 
 @forget_app.command("subject")
-def forget_subject(subject: str = typer.Argument(...), namespace: str = NS) -> None:
+def forget_subject(subject: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
     """Every fact and fact event about SUBJECT, its relationships, and its entity when unreferenced."""
     _erase("erase_subject", namespace, subject)
 
 
 @forget_app.command("namespace")
-def forget_namespace(namespace: str = NS, yes: bool = typer.Option(False, "--yes", help="Do not ask.")) -> None:
+def forget_namespace(namespace: str = NAMESPACE, yes: bool = typer.Option(False, "--yes", help="Do not ask.")) -> None:
     """Everything in the namespace (only the erasure records stay)."""
     if not yes and not typer.confirm(f"Erase everything in {namespace!r}?"):
         raise typer.Exit(1)
@@ -59,13 +60,15 @@ def forget_namespace(namespace: str = NS, yes: bool = typer.Option(False, "--yes
 
 
 @forget_app.command("log")
-def forget_log(namespace: str = NS, limit: int = 50) -> None:
+def forget_log(namespace: str = NAMESPACE, limit: int = 50) -> None:
     """The namespace's erasure records, newest first."""
     from kg.memory import AsyncMemory
 
+    ns = _namespace(namespace)
+
     async def go() -> list[Erasure]:
         async with AsyncMemory() as memory:
-            return await memory.erasures(_namespace(namespace), limit)
+            return await memory.erasures(ns, limit)
 
     table = Table("id", "scope", "erased at", "by", "counts")
     for e in run(go()):

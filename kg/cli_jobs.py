@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.terminal import console, err, instant, run
+from kg.terminal import NAMESPACE, console, err, instant, run
 from kg.config import load_settings
 from kg.job_models import JOB_STATUSES, Job
 from kg.memory import AsyncMemory
@@ -89,7 +89,8 @@ def list_jobs(
     for job in run(go()):
         when = job.finished_at if job.status in ("done", "dead") else job.next_attempt_at
         error = escape((job.last_error or "")[:80])
-        table.add_row(escape(job.id), job.kind, escape(job.namespace), escape(job.target), job.status, str(job.attempts), _when(when), error)
+        table.add_row(escape(job.id), job.kind, escape(job.namespace), escape(job.target), job.status,
+                      str(job.attempts), _when(when), error)
     console.print(table)
 
 
@@ -134,7 +135,7 @@ def purge(
 def enqueue(
     kind: str = typer.Argument(..., help="A registered kind: `kg jobs kinds`."),
     target: str = typer.Argument(..., help="What it works on: a session id, or what the kind expects."),
-    namespace: str = typer.Option(..., "--namespace", "-n"),
+    namespace: str = NAMESPACE,
     rerun: bool = typer.Option(False, "--rerun", help="Run a done job again."),
 ) -> None:
     """Queue one job (idempotent: the same kind, namespace and target is the same job)."""

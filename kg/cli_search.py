@@ -12,7 +12,7 @@ from rich.table import Table
 
 from kg.config import Settings, load_settings
 from kg.models import TurnHit
-from kg.terminal import console, err, run
+from kg.terminal import NAMESPACE, console, err, run
 
 METHODS = ("vector", "fulltext")
 
@@ -64,7 +64,7 @@ def via_serve(settings: Settings, namespace: str, query: str, k: int, method: st
 
 def search(
     query: str = typer.Argument(...),
-    namespace: str = typer.Option(..., "--namespace", "-n"),
+    namespace: str = NAMESPACE,
     k: int = typer.Option(5, "--k", "-k", min=1, max=200),
     method: str = typer.Option("vector", "--method", "-m", help="vector or fulltext."),
     local: bool = typer.Option(False, "--local", help="Search in this process even when kg serve is up."),

@@ -43,3 +43,18 @@ def instant(text: Optional[str], option: str) -> Optional[datetime]:
         err.print(f"[red]error:[/] {option} expects an ISO 8601 date or time, got {escape(repr(text))}")
         raise typer.Exit(2) from None
     return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def namespace_option(value: Optional[str]) -> Optional[str]:
+    """A `--namespace` callback: the rule every door applies (`kg.models.check_namespace`)."""
+    from kg.models import check_namespace
+
+    if value is None:
+        return None
+    try:
+        return check_namespace(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).split(": ", 1)[1]) from None
+
+
+NAMESPACE = typer.Option(..., "--namespace", "-n", callback=namespace_option, help="The namespace.")
