@@ -98,7 +98,9 @@ class Door:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
 
-    async def open(self, ctx: Context, namespace: str, existing: bool = False) -> AsyncMemory:
+    def check(self, ctx: Context, namespace: str) -> AsyncMemory:
+        """The memory, once the namespace is valid and the caller may use it (writes; tool modules
+        that take a plain `open_(ctx, namespace)` get this)."""
         try:
             check_namespace(namespace)
         except ValueError as exc:
@@ -109,7 +111,11 @@ class Door:
             message = exc.message if isinstance(self.scope, HttpScope) else (
                 f"this server may not use namespace {namespace!r}: it was started with `kg mcp -n` for others")
             raise ToolError(message) from None
-        memory = self.scope.memory()
+        return self.scope.memory()
+
+    async def open(self, ctx: Context, namespace: str, existing: bool = False) -> AsyncMemory:
+        """`check`, and for reads (`existing`) a namespace that holds something."""
+        memory = self.check(ctx, namespace)
         if existing:
             rows = await memory.store.read("queries/namespace_exists", namespace=namespace)
             if not rows[0]["exists"]:
@@ -130,6 +136,7 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
     server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
     door = Door(scope)
+    open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
 
     @server.tool()
     async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
