@@ -8,24 +8,28 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
-from kg.terminal import console, err, instant, run
+from kg.terminal import NAMESPACE, console, err, instant, run
 from kg.cli_corrections import corrections_app, rules
+from kg.cli_forget import forget_app
 from kg.cli_index import index
-from kg.cli_search import print_hits, search
 from kg.cli_jobs import jobs_app, reindex, serve
+from kg.cli_search import print_hits, search
 from kg.config import load_settings
 from kg.embeddings import EmbeddingError
 from kg.memory import AsyncMemory
-from kg.models import IngestReport, Message
+from kg.models import NAMESPACE_RULE, IngestReport, Message, valid_namespace
 from kg.neo4j_local import LocalNeo4j, LocalServerError
 from kg.store import Store, StoreError
 
-app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True)
-neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True)
+app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
+                   rich_markup_mode=None)
+neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True,
+                         rich_markup_mode=None)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(jobs_app, name="jobs")
 app.command()(serve)
@@ -34,6 +38,7 @@ app.add_typer(corrections_app, name="corrections")
 app.command()(rules)
 app.command()(index)
 app.command()(search)
+app.add_typer(forget_app, name="forget")
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
 
@@ -57,7 +62,7 @@ def neo4j_install() -> None:
         with console.status("Resolving Neo4j with Maven (first time only)..."):
             lib = _local().install(echo=console.print)
     except LocalServerError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
     console.print(f"Neo4j jars in {lib}")
 
@@ -73,7 +78,7 @@ def neo4j_start() -> None:
         with console.status("Starting Neo4j..."):
             local.start(echo=console.print)
     except LocalServerError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
     if local.password():
         console.print(f"user neo4j, password in {local.password_file}" if not load_settings().neo4j.password
@@ -158,11 +163,11 @@ def ingest(
     elif fmt == "locomo":
         source = read_locomo(file, namespace or "locomo")
     else:
-        err.print(f"[red]error:[/] unknown format {fmt!r}; use jsonl or locomo")
+        err.print(f"[red]error:[/] unknown format {escape(repr(fmt))}; use jsonl or locomo")
         raise typer.Exit(2)
     report = run(_ingest(source))
     for rejection in report.rejected:
-        err.print(f"[yellow]rejected[/] {rejection}")
+        err.print(f"[yellow]rejected[/] {escape(str(rejection))}")
     console.print(f"received {report.received}, new turns {report.written}, already stored {report.existing}, "
                   f"sessions {report.sessions}, rejected {len(report.rejected)}")
     if report.rejected:
@@ -203,7 +208,7 @@ def reembed() -> None:
 
 # -- reading -------------------------------------------------------------------------------------
 @app.command()
-def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int = 20) -> None:
+def sessions(namespace: str = NAMESPACE, limit: int = 20) -> None:
     """The latest sessions of a namespace."""
 
     async def go() -> None:
@@ -211,7 +216,7 @@ def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int
             rows = await memory.sessions(namespace, limit)
         table = Table("session", "started", "ended", "messages", "status")
         for s in rows:
-            table.add_row(s.id, f"{s.started_at:%Y-%m-%d %H:%M}", f"{s.ended_at:%Y-%m-%d %H:%M}",
+            table.add_row(escape(s.id), f"{s.started_at:%Y-%m-%d %H:%M}", f"{s.ended_at:%Y-%m-%d %H:%M}",
                           str(s.message_count), s.status)
         console.print(table)
 
@@ -222,7 +227,7 @@ def sessions(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int
 @app.command()
 def facts(
     subject: str = typer.Argument(...),
-    namespace: str = typer.Option(..., "--namespace", "-n"),
+    namespace: str = NAMESPACE,
     predicate: Optional[str] = typer.Option(None, "--predicate", "-p"),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Valid time (ISO 8601); default now."),
     known_at: Optional[str] = typer.Option(None, "--known-at", help="Belief at this transaction time."),
@@ -245,17 +250,18 @@ def facts(
             table.add_column(col, overflow="fold")
         values = {f.id: f.object_value for f in rows}
         for f in rows:
-            table.add_row(f.predicate, f.object_value, f"{f.valid_from:%Y-%m-%d %H:%M}",
+            table.add_row(escape(f.predicate), escape(f.object_value), f"{f.valid_from:%Y-%m-%d %H:%M}",
                           f"{f.valid_to:%Y-%m-%d %H:%M}" if f.valid_to else "", f"{f.recorded_at:%Y-%m-%d %H:%M}",
                           f.source, f.status, f"{f.confidence:.2f}",
-                          values.get(f.superseded_by, f.superseded_by or ""))
+                          escape(values.get(f.superseded_by, f.superseded_by or "")))
         console.print(table)
 
     run(go())
 
 
 # -- agents and other graphs -------------------------------------------------------------------
-import_app = typer.Typer(help="Bring memory over from other systems.", no_args_is_help=True)
+import_app = typer.Typer(help="Bring memory over from other systems.", no_args_is_help=True,
+                          rich_markup_mode=None)
 app.add_typer(import_app, name="import")
 
 
@@ -270,7 +276,7 @@ def mcp(
     try:
         run_stdio(load_settings(), namespace or ())
     except (LocalServerError, StoreError, EmbeddingError) as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
 
 
@@ -293,11 +299,12 @@ def import_graphiti(
     from kg.store import resolve_connection
 
     if source not in ("stated", "observed", "inferred", "system"):
-        err.print(f"[red]error:[/] unknown --source {source!r}; use stated, observed, inferred or system")
+        err.print(f"[red]error:[/] unknown --source {escape(repr(source))}; use stated, observed, inferred or system")
         raise typer.Exit(2)
     target = namespace or group_id
-    if not re.fullmatch(r"[A-Za-z0-9_.:@\-]{1,200}", target):
-        err.print(f"[red]error:[/] {target!r} is not a valid namespace (letters, digits, _ . : @ -); pass --namespace")
+    if not valid_namespace(target):
+        err.print(f"[red]error:[/] {escape(repr(target))} is not a valid namespace ({NAMESPACE_RULE}); "
+                  "pass --namespace")
         raise typer.Exit(2)
     settings = load_settings()
 
@@ -313,7 +320,7 @@ def import_graphiti(
 
     report = run(go())
     for reason in report.skipped:
-        err.print(f"[yellow]skipped[/] {reason}")
+        err.print(f"[yellow]skipped[/] {escape(str(reason))}")
     console.print(f"namespace {report.namespace}: {report.episodes} episodes -> {report.turns_written} new turns "
                   f"({report.turns_existing} already stored), {report.entities} entities, {report.edges} edges -> "
                   f"{report.facts_asserted} asserted, {report.facts_retracted} retracted")

@@ -9,14 +9,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.terminal import console, err, run
+from kg.terminal import NAMESPACE, console, err, run
 from kg.correction_models import STATUSES
 from kg.memory import AsyncMemory
 
-corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.")
+corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.",
+                               rich_markup_mode=None)
 
 
-def rules(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
+def rules(namespace: str = NAMESPACE) -> None:
     """The rules and strong preferences of a namespace, as the markdown block an agent's prompt gets."""
 
     async def go() -> str:
@@ -41,7 +42,7 @@ def corrections(
         err.print("[red]error:[/] missing option --namespace / -n")
         raise typer.Exit(2)
     if status is not None and status not in STATUSES:
-        err.print(f"[red]error:[/] unknown status {status!r}; use one of {', '.join(STATUSES)}")
+        err.print(f"[red]error:[/] unknown status {escape(repr(status))}; use one of {', '.join(STATUSES)}")
         raise typer.Exit(2)
 
     async def go() -> list[Any]:
@@ -51,13 +52,14 @@ def corrections(
     table = Table("id", "status", "sessions", "weight", "last seen", "rule", "invalidated")
     for c in run(go()):
         gone = f"{c.invalidated_reason} {c.invalidated_at:%Y-%m-%d}" if c.invalidated_at else ""
-        table.add_row(c.id, c.status, str(c.reinforcement_count), f"{c.weight:.2f}", f"{c.last_seen_at:%Y-%m-%d}",
+        table.add_row(escape(c.id), c.status, str(c.reinforcement_count), f"{c.weight:.2f}",
+                      f"{c.last_seen_at:%Y-%m-%d}",
                       escape(c.rule_text), gone)
     console.print(table)
 
 
 @corrections_app.command("maintain")
-def maintain(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
+def maintain(namespace: str = NAMESPACE) -> None:
     """The nightly job now: cluster, merge, promote and decay; prints the report and where it is."""
 
     async def go() -> Any:
@@ -66,11 +68,11 @@ def maintain(namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
 
     report = run(go())
     console.print(report.markdown(), markup=False, highlight=False)
-    console.print(f"report: {report.json_path} and {report.markdown_path}", highlight=False)
+    console.print(f"report: {escape(str(report.json_path))} and {escape(str(report.markdown_path))}", highlight=False)
 
 
 @corrections_app.command("confirm")
-def confirm(correction_id: str = typer.Argument(...), namespace: str = typer.Option(..., "--namespace", "-n")) -> None:
+def confirm(correction_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
     """The user confirmed a correction explicitly: it becomes a rule."""
 
     async def go() -> Any:
@@ -80,13 +82,13 @@ def confirm(correction_id: str = typer.Argument(...), namespace: str = typer.Opt
     try:
         view = run(go())
     except KeyError as exc:
-        err.print(f"[red]error:[/] {exc.args[0]}")
+        err.print(f"[red]error:[/] {escape(str(exc.args[0]))}")
         raise typer.Exit(1) from None
     console.print(f"{view.id}: {view.status} - {escape(view.rule_text)}")
 
 
 @corrections_app.command("clusters")
-def clusters(namespace: str = typer.Option(..., "--namespace", "-n"), limit: int = 10) -> None:
+def clusters(namespace: str = NAMESPACE, limit: int = 10) -> None:
     """The most reinforced clusters found by the last `kg corrections maintain`."""
 
     async def go() -> list[Any]:

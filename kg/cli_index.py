@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from kg.config import load_settings
@@ -67,11 +68,12 @@ def _print(report: IndexReport) -> None:
                   f"{t['input_tokens']} input tokens")
     for s in report.sessions:
         if s.error:
-            err.print(f"[yellow]{s.namespace}/{s.session_id}[/] failed {s.failures} time(s): {s.error}")
+            err.print(f"[yellow]{escape(s.namespace)}/{escape(s.session_id)}[/] failed {s.failures} time(s): "
+                      f"{escape(str(s.error))}")
 
 
 def _row(s: SessionIndexReport) -> tuple[str, ...]:
     status = s.status if s.status == "indexed" else f"[red]{s.status}[/]"
-    return (f"{s.namespace}/{s.session_id}", status,
+    return (escape(f"{s.namespace}/{s.session_id}"), status,
             f"{s.entities_created}/{s.entities_merged}/{s.entities_reused}", str(s.mentions), str(s.facts),
             str(s.relationships), str(s.corrections), str(s.decisions), str(s.llm_calls), str(s.input_tokens))

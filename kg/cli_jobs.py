@@ -9,12 +9,13 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.terminal import console, err, instant, run
+from kg.terminal import NAMESPACE, console, err, instant, run
 from kg.config import load_settings
 from kg.job_models import JOB_STATUSES, Job
 from kg.memory import AsyncMemory
 
-jobs_app = typer.Typer(help="The background job queue: run, list, retry, purge.", no_args_is_help=True)
+jobs_app = typer.Typer(help="The background job queue: run, list, retry, purge.", no_args_is_help=True,
+                        rich_markup_mode=None)
 
 
 def _when(value: Optional[datetime]) -> str:
@@ -63,7 +64,7 @@ def run_once(
     console.print(f"queued {report.enqueued}; done {len(report.done)}, retrying {len(report.retrying)}, "
                   f"dead {len(report.dead)}, lost {len(report.lost)}; {report.pending} still pending")
     for job_id in report.dead:
-        err.print(f"[red]dead[/] {job_id}: `kg jobs list --status dead`, `kg jobs retry {job_id}`")
+        err.print(f"[red]dead[/] {escape(job_id)}: `kg jobs list --status dead`, `kg jobs retry {job_id}`")
     if report.dead:
         raise typer.Exit(1)
 
@@ -77,7 +78,7 @@ def list_jobs(
 ) -> None:
     """Jobs, newest first."""
     if status is not None and status not in JOB_STATUSES:
-        err.print(f"[red]error:[/] unknown status {status!r}; use {', '.join(JOB_STATUSES)}")
+        err.print(f"[red]error:[/] unknown status {escape(repr(status))}; use {', '.join(JOB_STATUSES)}")
         raise typer.Exit(2)
 
     async def go() -> list[Job]:
@@ -88,7 +89,8 @@ def list_jobs(
     for job in run(go()):
         when = job.finished_at if job.status in ("done", "dead") else job.next_attempt_at
         error = escape((job.last_error or "")[:80])
-        table.add_row(job.id, job.kind, job.namespace, job.target, job.status, str(job.attempts), _when(when), error)
+        table.add_row(escape(job.id), job.kind, escape(job.namespace), escape(job.target), job.status,
+                      str(job.attempts), _when(when), error)
     console.print(table)
 
 
@@ -102,9 +104,9 @@ def retry(job_id: str = typer.Argument(...)) -> None:
 
     job = run(go())
     if job is None:
-        err.print(f"[red]error:[/] no job {job_id!r}, or it is running")
+        err.print(f"[red]error:[/] no job {escape(repr(job_id))}, or it is running")
         raise typer.Exit(1)
-    console.print(f"{job.id} queued ({job.kind} {job.namespace}/{job.target})")
+    console.print(f"{job.id} queued ({job.kind} {escape(job.namespace)}/{escape(job.target)})")
 
 
 @jobs_app.command("purge")
@@ -133,7 +135,7 @@ def purge(
 def enqueue(
     kind: str = typer.Argument(..., help="A registered kind: `kg jobs kinds`."),
     target: str = typer.Argument(..., help="What it works on: a session id, or what the kind expects."),
-    namespace: str = typer.Option(..., "--namespace", "-n"),
+    namespace: str = NAMESPACE,
     rerun: bool = typer.Option(False, "--rerun", help="Run a done job again."),
 ) -> None:
     """Queue one job (idempotent: the same kind, namespace and target is the same job)."""
@@ -145,9 +147,9 @@ def enqueue(
     try:
         job = run(go())
     except ValueError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
-    console.print(f"{job.id} {job.status} ({job.kind} {job.namespace}/{job.target})")
+    console.print(f"{job.id} {job.status} ({job.kind} {escape(job.namespace)}/{escape(job.target)})")
 
 
 @jobs_app.command("kinds")
@@ -201,4 +203,4 @@ def reindex(
         console.print("no registered job kind can be reindexed; nothing queued")
         return
     for name, n in counts.items():
-        console.print(f"{name}: {n} job(s) queued")
+        console.print(f"{escape(name)}: {n} job(s) queued")

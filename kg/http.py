@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kg.access import AccessDenied, Keyring
+from kg.batch import validation_detail
 from kg.config import Settings, load_settings
 from kg.memory import AsyncMemory
 from kg.store import StoreError
@@ -140,27 +141,6 @@ async def _no_body() -> Message:
 # -- errors -----------------------------------------------------------------------------------
 def error_response(status: int, error: str, message: str, detail: Sequence[dict[str, Any]] = ()) -> JSONResponse:
     return JSONResponse({"error": error, "message": message, "detail": list(detail)}, status_code=status)
-
-
-def field_name(loc: Sequence[Any]) -> str:
-    """A pydantic location as a field path: ("body", "messages", 2, "ts") -> "messages[2].ts"."""
-    parts = list(loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "body"
-
-
-def validation_detail(errors: Sequence[Any], prefix: Sequence[Any] = ()) -> list[dict[str, str]]:
-    detail = []
-    for e in errors:
-        message = e["msg"]
-        if e.get("type") == "json_invalid":
-            message = f"malformed JSON: {e.get('ctx', {}).get('error', 'cannot be parsed')} at character {e['loc'][-1]}"
-            detail.append({"field": "body", "message": message})
-            continue
-        detail.append({"field": field_name([*prefix, *e["loc"]]), "message": message})
-    return detail
 
 
 def _install_error_handlers(app: FastAPI) -> None:

@@ -4,7 +4,6 @@ route depends on, health, jobs; turns and sessions are in `kg.http_turns`, facts
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -16,9 +15,7 @@ from ingest.job_kinds import KINDS
 from kg.http import API_VERSION
 from kg.job_models import Job, JobStatus
 from kg.memory import AsyncMemory
-from kg.models import as_utc
-
-NAMESPACE_PATTERN = re.compile(r"^[A-Za-z0-9_.:@\-]{1,200}$")
+from kg.models import NAMESPACE_RULE, as_utc, valid_namespace
 api_key = APIKeyHeader(name="X-API-Key", auto_error=False,
                        description="Required when `[http] keys` is configured; scopes the caller to namespaces.")
 public = APIRouter(tags=["service"])
@@ -29,9 +26,8 @@ scoped = APIRouter(prefix="/v1/namespaces/{namespace}")
 async def scoped_namespace(request: Request, namespace: str, key: str | None = Security(api_key)) -> str:
     """The path's namespace, once the caller's key may use it (401/403 before anything else)."""
     request.app.state.keyring.grant(key).check(namespace)
-    if not NAMESPACE_PATTERN.match(namespace):
-        raise HTTPException(422, [{"field": "namespace", "message": "1 to 200 characters of letters, digits "
-                                   "and _ . : @ -"}])
+    if not valid_namespace(namespace):
+        raise HTTPException(422, [{"field": "namespace", "message": NAMESPACE_RULE}])
     return namespace
 
 
@@ -121,7 +117,7 @@ async def retry_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
 
 
 def install(app: FastAPI) -> None:
-    from kg import http_facts, http_relationships, http_turns  # noqa: F401 - their routes register on `scoped`
+    from kg import http_erase, http_facts, http_relationships, http_turns  # noqa: F401 - their routes register on `scoped`
 
     app.include_router(public)
     app.include_router(scoped)

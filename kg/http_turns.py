@@ -3,31 +3,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from fastapi import HTTPException, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError
+from pydantic import BaseModel, Field, SkipValidation
 
-from kg.http import error_response, validation_detail
+from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
+from kg.http import error_response
 from kg.http_routes import Existing, Instant, Mem, Namespace, memory_of, scoped, utc
 from kg.memory import AsyncMemory
-from kg.models import ATTACHMENTS_MAX, Attachment, Message, Role, Session, Turn
+from kg.models import Message, Session, SessionTurns
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
-
-
-class MessageIn(BaseModel):
-    """One message; `session_id` omitted: the namespace's current session, or a new one after the gap."""
-
-    model_config = ConfigDict(extra="forbid")
-    role: Role
-    text: str = Field(min_length=1)
-    ts: datetime
-    speaker: str | None = Field(None, max_length=200)
-    session_id: str | None = Field(None, min_length=1, max_length=200)
-    external_id: str | None = Field(None, max_length=200)
-    attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX,
-                                          description="What was shared with the message; captions are searchable.")
 
 
 class MessagesIn(BaseModel):
@@ -39,62 +25,13 @@ class SessionIn(BaseModel):
     turns: list[SkipValidation[MessageIn]] = Field(min_length=1, description="Validated one by one.")
 
 
-class FieldError(BaseModel):
-    field: str
-    message: str
-
-
-class ItemResult(BaseModel):
-    index: int
-    status: Literal["accepted", "rejected"]
-    errors: list[FieldError] = Field(default_factory=list)
-
-
-class BatchResult(BaseModel):
-    """200: every item accepted; 207: some rejected (the valid ones are stored); 422: none accepted."""
-
-    received: int
-    accepted: int
-    rejected: int
-    written: int  # new turns
-    existing: int  # already stored (idempotent re-send)
-    sessions: int
-    items: list[ItemResult]
-
-
-class SessionTurns(BaseModel):
-    session: Session
-    turns: list[Turn]
-
-
 # -- ingest -----------------------------------------------------------------------------------
 def _validated(request: Request, namespace: str, items: list[Any], field: str,
                session_id: str | None = None) -> tuple[list[Message], list[ItemResult]]:
-    settings = request.app.state.settings
-    if len(items) > settings.http.max_batch:
-        raise HTTPException(422, [{"field": field, "message": f"at most {settings.http.max_batch} items per "
-                                   "request ([http] max_batch)"}])
-    messages, results = [], []
-    for i, item in enumerate(items):
-        errors: list[dict[str, str]] = []
-        if not isinstance(item, dict):
-            errors = [{"field": f"{field}[{i}]", "message": "must be a JSON object"}]
-        elif "namespace" in item:
-            errors = [{"field": f"{field}[{i}].namespace", "message": "not allowed: the namespace is in the path"}]
-        elif session_id is not None and item.get("session_id", session_id) != session_id:
-            errors = [{"field": f"{field}[{i}].session_id", "message": "differs from the body's session_id"}]
-        elif len(str(item.get("text", ""))) > settings.ingest.max_text_chars:
-            errors = [{"field": f"{field}[{i}].text", "message": f"longer than {settings.ingest.max_text_chars} "
-                       "characters ([ingest] max_text_chars)"}]
-        else:
-            data = {**item, "namespace": namespace} | ({"session_id": session_id} if session_id else {})
-            try:
-                messages.append(Message.model_validate(data))
-            except ValidationError as exc:
-                errors = validation_detail(exc.errors(), (field, i))
-        results.append(ItemResult(index=i, status="rejected" if errors else "accepted",
-                                  errors=[FieldError(**e) for e in errors]))
-    return messages, results
+    try:
+        return validate_items(request.app.state.settings, namespace, items, field, session_id)
+    except ValueError as exc:
+        raise HTTPException(422, [{"field": field, "message": str(exc).split(": ", 1)[1]}]) from None
 
 
 async def _ingest(request: Request, response: Response, namespace: str, items: list[Any], field: str,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Callable, Literal, Protocol, Sequence
 
 from kg.extras import require
 
@@ -19,18 +19,20 @@ require("server", "mcp", "starlette")
 
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402 - after the check that names the extra
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
-from kg.access import OPEN, AccessDenied, Grant, Keyring
 from kg import mcp_relationships
+from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest
 from kg.config import Settings
 from kg.correction_models import CoreRules
 from kg.facts_models import FactView, RememberResult
 from kg.memory import AsyncMemory
-from kg.models import as_utc
+from kg.memory_erase import LOCAL
+from kg.models import as_utc, check_namespace
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit
 
 if TYPE_CHECKING:
@@ -50,6 +52,10 @@ class Scope(Protocol):
 
     def memory(self) -> AsyncMemory: ...
 
+    def by(self, ctx: Context) -> str:
+        """Who is calling, for erasure records: a key's digest prefix, or "local"."""
+        ...
+
 
 @dataclass
 class LocalScope:
@@ -65,6 +71,9 @@ class LocalScope:
         assert self.opened is not None, "the MCP server is not running"
         return self.opened
 
+    def by(self, ctx: Context) -> str:
+        return LOCAL
+
 
 @dataclass
 class HttpScope:
@@ -79,49 +88,89 @@ class HttpScope:
     def memory(self) -> AsyncMemory:
         return self.app.state.memory
 
+    def by(self, ctx: Context) -> str:
+        key = (ctx.headers or {}).get("x-api-key")
+        return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
 
-def _instant(value: datetime | None) -> datetime | None:
+
+K = Annotated[int, Field(ge=1, le=100, description="How many results (1..100).")]
+
+
+class Door:
+    """What every tool does before it touches the memory: the namespace is valid (the rule REST
+    applies), the caller may use it, and for reads it holds something. Errors are `ToolError`s."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    def check(self, ctx: Context, namespace: str) -> AsyncMemory:
+        """The memory, once the namespace is valid and the caller may use it (writes; tool modules
+        that take a plain `open_(ctx, namespace)` get this)."""
+        try:
+            check_namespace(namespace)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        try:
+            self.scope.grant(ctx).check(namespace)
+        except AccessDenied as exc:
+            message = exc.message if isinstance(self.scope, HttpScope) else (
+                f"this server may not use namespace {namespace!r}: it was started with `kg mcp -n` for others")
+            raise ToolError(message) from None
+        return self.scope.memory()
+
+    async def open(self, ctx: Context, namespace: str, existing: bool = False) -> AsyncMemory:
+        """`check`, and for reads (`existing`) a namespace that holds something."""
+        memory = self.check(ctx, namespace)
+        if existing:
+            rows = await memory.store.read("queries/namespace_exists", namespace=namespace)
+            if not rows[0]["exists"]:
+                raise ToolError(f"namespace {namespace!r} holds no data")
+        return memory
+
+    def by(self, ctx: Context) -> str:
+        return self.scope.by(ctx)
+
+
+def instant(value: datetime | None) -> datetime | None:
     return as_utc(value) if value is not None else None
 
 
 def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
+    from kg import mcp_tools_memory, mcp_tools_sessions  # they import Door and instant from here
+
     server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
-    def open_(ctx: Context, namespace: str) -> AsyncMemory:
-        try:
-            scope.grant(ctx).check(namespace)
-        except AccessDenied as exc:
-            raise ToolError(exc.message) from None
-        return scope.memory()
+    door = Door(scope)
+    open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
 
     @server.tool()
-    async def search_turns(namespace: str, query: str, ctx: Context, k: int = 10,
+    async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
                            recipe: Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"] | None = None,
                            as_of: datetime | None = None) -> list[RankedTurn]:
         """Past conversation turns that best answer `query`, best first, by the memory's default
         retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
         `recipe` names another (flat: by meaning only; bm25: by words only). `k`: 1 to 100."""
-        if not 1 <= k <= 100:
-            raise ToolError(f"k must be between 1 and 100, got {k}")
-        return await open_(ctx, namespace).search_turns(namespace, query, k, recipe, _instant(as_of))
+        memory = await door.open(ctx, namespace, existing=True)
+        return await memory.search_turns(namespace, query, k, recipe, instant(as_of))
 
     @server.tool()
-    async def search_sessions(namespace: str, query: str, ctx: Context, k: int = 5) -> list[SessionHit]:
+    async def search_sessions(namespace: str, query: str, ctx: Context, k: K = 5) -> list[SessionHit]:
         """Past sessions about `query` ("what did we discuss about X?"), each with its summary and
         best-matching turns, best first."""
-        return await open_(ctx, namespace).search_sessions(namespace, query, max(1, min(k, 100)))
+        return await (await door.open(ctx, namespace, existing=True)).search_sessions(namespace, query, k)
 
     @server.tool()
-    async def search_memories(namespace: str, query: str, ctx: Context, k: int = 10) -> list[MemoryHit]:
+    async def search_memories(namespace: str, query: str, ctx: Context, k: K = 10) -> list[MemoryHit]:
         """Facts and turns about `query` ("what did we decide about X?"), one score each."""
-        return await open_(ctx, namespace).search_memories(namespace, query, max(1, min(k, 100)))
+        return await (await door.open(ctx, namespace, existing=True)).search_memories(namespace, query, k)
 
     @server.tool()
-    async def recall(namespace: str, query: str, ctx: Context, k: int = 10,
+    async def recall(namespace: str, query: str, ctx: Context, k: K = 10,
                      as_of: datetime | None = None) -> list[MemoryHit]:
         """Turns, facts and summaries relevant to `query`, ranked by one score (similarity, closeness
         to the entities it names, fact confidence); superseded facts left out. `as_of`: as at that moment."""
-        return await open_(ctx, namespace).recall(namespace, query, max(1, min(k, 100)), _instant(as_of))
+        memory = await door.open(ctx, namespace, existing=True)
+        return await memory.recall(namespace, query, k, instant(as_of))
 
     @server.tool()
     async def remember(namespace: str, subject: str, predicate: str, object: str, ctx: Context,
@@ -129,20 +178,23 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
                        source: Literal["stated", "observed", "inferred", "system"] = "stated") -> RememberResult:
         """Record (`assert`) or withdraw (`retract`) the fact `subject predicate object`, true from
         `valid_from` (default now). A new value of a single-valued predicate supersedes the old one."""
-        return await open_(ctx, namespace).remember(namespace, subject, predicate, object,
-                                                    valid_from=_instant(valid_from), op=op, source=source)
+        return await (await door.open(ctx, namespace)).remember(namespace, subject, predicate, object,
+                                                               valid_from=instant(valid_from), op=op, source=source)
 
     @server.tool()
     async def facts_as_of(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
                           as_of: datetime | None = None, known_at: datetime | None = None) -> list[FactView]:
         """What was true of `subject` at `as_of` (default now), as the memory believed it at `known_at`."""
-        return await open_(ctx, namespace).facts(namespace, subject, predicate, _instant(as_of), _instant(known_at))
+        memory = await door.open(ctx, namespace, existing=True)
+        return await memory.facts(namespace, subject, predicate, instant(as_of), instant(known_at))
 
     @server.tool()
     async def core_rules(namespace: str, ctx: Context) -> CoreRules:
         """The user's standing rules and strong preferences (from past corrections), strongest first."""
-        return await open_(ctx, namespace).core_rules(namespace)
+        return await (await door.open(ctx, namespace, existing=True)).core_rules(namespace)
 
+    mcp_tools_sessions.register(server, door)
+    mcp_tools_memory.register(server, door)
     mcp_relationships.add_tools(server, open_)
     return server
 

@@ -19,8 +19,9 @@ from ingest.turns import TurnWriter
 from kg.config import Settings, api_key_from_env, load_settings
 from kg.embeddings import Embedder, embedder_for
 from kg.facts_models import FactView, RememberResult
-from kg.models import Attachment, IngestReport, Message, Session, Turn
+from kg.models import Attachment, IngestReport, Message, Session, Turn, check_namespace
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
+from kg.memory_erase import EraseFacade
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
 from kg.memory_work import WorkFacade
@@ -40,7 +41,7 @@ def _llm_configured(settings: Settings) -> bool:
     return backend in settings.llm.services
 
 
-class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
+class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or load_settings()
         self._store: Store | None = None
@@ -182,6 +183,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
         (default: now), recorded at transaction time `recorded_at` (default: now). A functional
         predicate's new value supersedes the old one; the same value reinforces it; nothing is
         deleted. `object_type` makes the object an entity. See README "Facts over time"."""
+        check_namespace(namespace)
         writer = FactWriter(self.store, self.settings, self.predicate_resolver)
         return await writer.remember(
             namespace, subject, predicate, object, valid_from=valid_from, recorded_at=recorded_at,
@@ -309,7 +311,8 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade):
                             namespace, query, k, self._recipe(None), as_of)
 
     async def delete_namespace(self, namespace: str) -> None:
-        """Remove every node of a namespace (irreversible)."""
+        """Remove every node of a namespace, erasure records included, with no record of it (tests and
+        benchmarks; irreversible). To forget a namespace, use `erase_namespace`."""
         await self.store.autocommit("queries/namespace_delete", namespace=namespace)
 
 

@@ -11,6 +11,7 @@ from kg.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
 from kg.embeddings import Embedder
+from kg.models import check_namespace
 from kg.store import Store
 from queries import corrections as correction_queries
 
@@ -45,6 +46,8 @@ class RulesFacade:
         added / reinforced / invalidated / noop against the namespace's similar corrections and
         graduates the affected one. A session not stored yet is created. See README "Corrections and rules"."""
         from ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
+
+        check_namespace(namespace)
 
         writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge)
         return await writer.add(namespace, session_id, rule_text, original_behavior, corrected_behavior,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -9,6 +10,24 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
+
+
+NAMESPACE_PATTERN = re.compile(r"[A-Za-z0-9_.:@\-]{1,200}")  # whole string: fullmatch
+NAMESPACE_RULE = "1 to 200 characters of letters, digits and _ . : @ -, not '.' or '..'"
+
+
+def valid_namespace(namespace: object) -> bool:
+    """A URL path segment as it is ("." and ".." would be resolved away before the API saw them)."""
+    return isinstance(namespace, str) and bool(NAMESPACE_PATTERN.fullmatch(namespace)) and namespace not in (".", "..")
+
+
+def check_namespace(namespace: object, field: str = "namespace") -> str:
+    """The one namespace rule of every door (Python, HTTP, MCP, CLI); ValueError naming the field and why."""
+    if not valid_namespace(namespace):
+        shown = repr(namespace) if not isinstance(namespace, str) or len(namespace) <= 60 else \
+            f"{namespace[:40]!r}... ({len(namespace)} characters)"
+        raise ValueError(f"{field}: {shown} is not a valid namespace: {NAMESPACE_RULE}")
+    return namespace
 
 
 def as_utc(value: datetime) -> datetime:
@@ -62,7 +81,7 @@ class Message(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
-    namespace: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:@\-]+$")
+    namespace: str
     role: Role
     text: str = Field(min_length=1)
     ts: datetime
@@ -70,6 +89,13 @@ class Message(BaseModel):
     session_id: str | None = Field(default=None, min_length=1, max_length=200)
     external_id: str | None = Field(default=None, max_length=200)  # the caller's own message id
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, v: str) -> str:
+        if not valid_namespace(v):
+            raise ValueError(NAMESPACE_RULE)
+        return v
 
     @field_validator("ts")
     @classmethod
@@ -117,6 +143,11 @@ class Session(BaseModel):
     status: str
 
 
+class SessionTurns(BaseModel):
+    session: Session
+    turns: list[Turn]
+
+
 class IngestReport(BaseModel):
     """What an ingest did: counts, and the rejected lines with where and why."""
 
@@ -133,3 +164,20 @@ class IngestReport(BaseModel):
         self.existing += other.existing
         self.truncated_for_embedding += other.truncated_for_embedding
         self.rejected.extend(other.rejected)
+
+
+EraseScope = Literal["session", "subject", "namespace"]
+
+
+class Erasure(BaseModel):
+    """The audit record an erase leaves: what scope, a SHA-256 of the target (never its text), when
+    (server time), by whom (an API key's digest prefix, or "local") and how many nodes of each label
+    (and relationships, as "RELATES_TO") were removed."""
+
+    id: str
+    namespace: str
+    scope: EraseScope
+    target_hash: str
+    erased_at: datetime
+    by: str
+    counts: dict[str, int]

@@ -10,6 +10,7 @@ from typing import Any, Coroutine, Optional, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from kg.embeddings import EmbeddingError
 from kg.neo4j_local import LocalServerError
@@ -28,7 +29,7 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception]) -> T:
     try:
         return asyncio.run(coro)
     except (LocalServerError, StoreError, EmbeddingError, *also) as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
 
 
@@ -39,6 +40,21 @@ def instant(text: Optional[str], option: str) -> Optional[datetime]:
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        err.print(f"[red]error:[/] {option} expects an ISO 8601 date or time, got {text!r}")
+        err.print(f"[red]error:[/] {option} expects an ISO 8601 date or time, got {escape(repr(text))}")
         raise typer.Exit(2) from None
     return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def namespace_option(value: Optional[str]) -> Optional[str]:
+    """A `--namespace` callback: the rule every door applies (`kg.models.check_namespace`)."""
+    from kg.models import check_namespace
+
+    if value is None:
+        return None
+    try:
+        return check_namespace(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).split(": ", 1)[1]) from None
+
+
+NAMESPACE = typer.Option(..., "--namespace", "-n", callback=namespace_option, help="The namespace.")

@@ -188,7 +188,7 @@ async def test_a_key_for_namespace_a_can_never_read_b(keyed: tuple[httpx.AsyncCl
             "/search/memories", "/recall"} <= paths  # the new retrieval routes are checked below too
     for route in scoped:
         for method in route.methods - {"HEAD"}:
-            path = route.path.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1")
+            path = route.path.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1", subject="user")
             r = await client.request(method, path, headers={"X-API-Key": KEY_A},
                                      params={"q": "secret", "subject": "user"},
                                      json={"messages": [msg("x")], "subject": "s", "predicate": "p", "object": "o"})

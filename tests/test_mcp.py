@@ -25,7 +25,9 @@ from kg.mcp import LocalScope, build_server
 from tests.http_client import serving
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"remember", "facts_as_of", "core_rules", "search_turns", "search_sessions", "search_memories", "recall"}
+TOOLS = {"remember", "facts_as_of", "core_rules", "search_turns", "search_sessions", "search_memories", "recall",
+         "add_messages", "add_turns", "list_sessions", "get_session", "close_session", "get_summaries",
+         "add_correction", "confirm_rule", "fact_history", "forget"}
 
 
 def data(result: Any) -> Any:
@@ -89,6 +91,7 @@ async def test_retrieval_tools_in_process(memory: AsyncMemory, namespace: str) -
 
 
 async def test_stdio_scope_limits_namespaces(memory: AsyncMemory, namespace: str) -> None:
+    await memory.remember(namespace, "user", "likes", "tea")
     async with Client(build_server(LocalScope([namespace], opened=memory))) as client:
         assert not (await client.call_tool("core_rules", {"namespace": namespace})).is_error
         denied = await client.call_tool("core_rules", {"namespace": namespace + "-b"})
@@ -102,10 +105,12 @@ async def test_kg_mcp_over_stdio(namespace: str) -> None:
     async with asyncio.timeout(180):
         async with Client(params) as client:
             assert TOOLS <= {t.name for t in (await client.list_tools()).tools}
+            data(await client.call_tool("remember", {"namespace": namespace, "subject": "user", "predicate": "likes",
+                                                     "object": "tea"}))
             rules = data(await client.call_tool("core_rules", {"namespace": namespace}))
             assert rules["namespace"] == namespace
             denied = await client.call_tool("core_rules", {"namespace": "somebody-else"})
-            assert denied.is_error
+            assert denied.is_error and "API key" not in denied.content[0].text  # no keys over stdio
 
 
 async def test_streamable_http_scopes_tools_by_key(memory: AsyncMemory, namespace: str) -> None:
