@@ -176,7 +176,7 @@ async def test_migration_backfills_the_same_key_as_ingest(memory: AsyncMemory, n
         await memory.store.driver.execute_query(OLD_TURN, namespace=namespace, id=f"t-old-{namespace}-{i}", idx=i,
                                                 speaker=speaker, text=text, ts=T0 + timedelta(seconds=30 * i),
                                                 model=memory.embedder.name, vector=[0.1] * memory.embedder.dim)
-    [backfill] = [s for s in cypher.statements("migrations/0011_turn_key_text") if "key_text IS NULL" in s]
+    [backfill] = [s for s in cypher.statements("migrations/0012_turn_key_text") if "key_text IS NULL" in s]
     async with memory.store.driver.session(database=memory.store.database) as session:
         await (await session.run(backfill)).consume()
     rows = await memory.store.driver.execute_query(
