@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationErr
 from kg.http import error_response, validation_detail
 from kg.http_routes import Existing, Instant, Mem, Namespace, memory_of, scoped, utc
 from kg.memory import AsyncMemory
+from kg.limits import SessionId, Timestamp
 from kg.models import Message, Role, Session, Turn, TurnHit
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
@@ -22,9 +23,9 @@ class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     role: Role
     text: str = Field(min_length=1)
-    ts: datetime
+    ts: Timestamp
     speaker: str | None = Field(None, max_length=200)
-    session_id: str | None = Field(None, min_length=1, max_length=200)
+    session_id: SessionId | None = None
     external_id: str | None = Field(None, max_length=200)
 
 
@@ -33,7 +34,7 @@ class MessagesIn(BaseModel):
 
 
 class SessionIn(BaseModel):
-    session_id: str = Field(min_length=1, max_length=200)
+    session_id: SessionId
     turns: list[SkipValidation[MessageIn]] = Field(min_length=1, description="Validated one by one.")
 
 

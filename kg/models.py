@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from kg.limits import MAX_CHARS, SessionId, Timestamp
+
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
 
@@ -24,10 +26,10 @@ class Message(BaseModel):
     namespace: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:@\-]+$")
     role: Role
     text: str = Field(min_length=1)
-    ts: datetime
-    speaker: str | None = Field(default=None, max_length=200)
-    session_id: str | None = Field(default=None, min_length=1, max_length=200)
-    external_id: str | None = Field(default=None, max_length=200)  # the caller's own message id
+    ts: Timestamp
+    speaker: str | None = Field(default=None, max_length=MAX_CHARS["speaker"])
+    session_id: SessionId | None = None
+    external_id: str | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
 
     @field_validator("ts")
     @classmethod
