@@ -61,7 +61,7 @@ class Neo4jSettings(BaseModel):
     # Fail fast while the database is down: a request answers 503 in about this long, not minutes.
     connection_timeout_s: float = Field(1.0, gt=0)  # opening one connection
     connection_acquisition_timeout_s: float = Field(1.5, gt=0)  # waiting for a pooled connection
-    max_transaction_retry_time_s: float = Field(1.0, ge=0)  # the driver's retry budget per unit of work
+    max_transaction_retry_time_s: float = Field(0.5, ge=0)  # the driver's retry budget: 0.5 gives one retry after ~1 s
 
 
 class EmbeddingSettings(BaseModel):
