@@ -180,8 +180,10 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(exc.status_code, code, message, detail)
 
     @app.exception_handler(AccessDenied)
-    async def denied(_: Request, exc: AccessDenied) -> JSONResponse:
+    async def denied(request: Request, exc: AccessDenied) -> JSONResponse:
         code = "unauthorized" if exc.status == 401 else "forbidden"
+        client = request.client.host if request.client else "-"  # the key itself is never logged
+        log.warning("%s %s %s from %s: %s", exc.status, request.method, request.url.path, client, exc.message)
         response = error_response(exc.status, code, exc.message, [{"field": "X-API-Key", "message": exc.message}]
                                   if exc.status == 401 else [{"field": "namespace", "message": exc.message}])
         if exc.status == 401:
