@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, AsyncIterator, Callable, Iterable
 
-from ingest.sessions import LastTurn, SessionAssigner, TurnIds
+from ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id
 from kg.config import Settings
 from kg.embeddings import Embedder
 from kg.models import IngestReport, Message
@@ -108,6 +108,33 @@ class TurnWriter:
             return {}
         return {r["key"]: r["session_id"] for r in await run("queries/turns_same_content", turns=auto)}
 
+    async def _continue_sessions(self, tx: Tx, todo: list[PreparedTurn]) -> None:
+        """Under the namespace's TurnLock: a batch that opened a session by the gap continues the
+        stored session its first message follows within the gap instead, when a concurrent writer
+        stored that turn after this batch was prepared (two writers of one conversation: one session)."""
+        gap = self.assigner.gap
+        firsts: dict[str, PreparedTurn] = {}
+        for p in sorted((p for p in todo if p.message.session_id is None), key=lambda p: p.message.ts):
+            firsts.setdefault(p.message.namespace, p)
+        opened = {ns: p for ns, p in firsts.items() if p.session_id == auto_session_id(p.message.ts)}
+        if not opened:
+            return
+        rows = await tx.run("queries/turns_last_before",
+                            probes=[{"namespace": ns, "ts": p.message.ts} for ns, p in opened.items()])
+        for row in rows:
+            first = opened[row["namespace"]]
+            ts, joined = row["ts"].to_native(), row["session_id"]
+            if joined == first.session_id or first.message.ts - ts > gap:
+                continue
+            old = first.session_id
+            for p in todo:
+                if p.message.namespace == first.message.namespace and p.session_id == old \
+                        and p.message.session_id is None:
+                    p.session_id = joined
+            last = self.assigner.last.get(first.message.namespace)
+            if last is not None and last.session_id == old:
+                self.assigner.last[first.message.namespace] = LastTurn(joined, last.ts)
+
     async def _embed(self, batch: list[PreparedTurn]) -> tuple[set[str], int]:
         """Embeds the turns not stored yet; returns the ids already stored and the truncation count."""
         rows = await self.store.read("queries/turns_existing", ids=[p.id for p in batch])
@@ -144,6 +171,8 @@ class TurnWriter:
                 await tx.run("queries/turns_lock", namespaces=auto_namespaces)
                 written_meanwhile = set(await self._same_content(tx.run, new))
             todo = [p for p in new if p.id not in written_meanwhile]
+            if auto_namespaces:
+                await self._continue_sessions(tx, todo)
             state = {(r["namespace"], r["id"]): r
                      for r in await tx.run("queries/sessions_lock", sessions=_spans(todo))} if todo else {}
             still_new = written_meanwhile | {

@@ -67,3 +67,4 @@ async def test_concurrent_writers_store_each_message_once(memory: AsyncMemory, a
     )
     texts = [t["text"] for t in await stored(memory, namespace)]
     assert texts == [m.text for m in messages]
+
