@@ -14,7 +14,6 @@ from pydantic import SecretStr
 
 from kg import AsyncMemory, load_settings
 from kg.http import create_app
-from kg.neo4j_local import LocalNeo4j
 from kg.store import resolve_connection
 from tests.http_client import running
 

@@ -12,7 +12,6 @@ import stat
 import threading
 from pathlib import Path
 
-import httpx
 import pytest
 
 from kg import load_settings

@@ -5,24 +5,17 @@ database."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from datetime import datetime, timedelta, timezone
-from typing import Any, AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
 from mcp import Client
 
 from kg import AsyncMemory, load_settings
-from kg.config import Neo4jSettings
-from kg.http import create_app
 from kg.limits import FieldError
 from kg.mcp import LocalScope, build_server
-from kg.neo4j_local import LocalNeo4j
-from tests.http_client import api, msg, running  # noqa: F401 - fixture
-
-pytestmark = pytest.mark.asyncio
+from tests.http_client import api, msg  # noqa: F401 - fixture
 
 
 def fields(response: httpx.Response) -> list[str]:
