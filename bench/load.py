@@ -1,11 +1,17 @@
-"""HTTP load test on loopback: sustained ingest plus search and fact reads for N seconds.
+"""Open-loop HTTP load on `kg serve` (API, job workers and scheduler), idle and under ingest.
 
-    python -m bench.load --seconds 60 --json
+    python -m bench.load --json                       # 20k prefilled turns, 60 s per phase
+    python -m bench.load --prefill 2000 --seconds 30 --json
 
-Starts the API (`uvicorn kg.http:default_app`) as a child process on a free 127.0.0.1 port with
-one API key for a fresh namespace, runs a few concurrent clients until the time or the request
-cap is up, stops the server, deletes the namespace and prints p50/p95 latency and error counts
-per endpoint. Nothing but 127.0.0.1 is contacted.
+Fills a namespace with `--prefill` turns through the Python API (kept between runs: a namespace
+that already holds them is reused; `--fresh` refills it), starts `python -m kg.cli serve` on a free
+127.0.0.1 port, then runs two phases of the same query traffic: idle, then while messages are
+ingested at `--ingest-rate` per second. Arrivals follow a schedule (open loop): a request is sent
+at its time whether or not earlier ones answered; one that cannot start within 100 ms of its time
+counts as late, and one beyond `--max-inflight` outstanding requests is dropped. The query mix is
+the default search (GET /search, no strategy), /recall, /search/sessions and /search/memories.
+Reports p50/p95/p99 per route and phase, errors, late/dropped counts, the server's peak RSS, and
+the query p95 under ingest against idle. Nothing but 127.0.0.1 is contacted.
 """
 
 from __future__ import annotations
@@ -21,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -31,13 +36,16 @@ import httpx
 import psutil
 
 from bench.ingest import OBJECTS, SUBJECTS, VERBS
-from kg import load_settings
-from kg.store import Store
+from kg import AsyncMemory, load_settings
+from kg.models import Message
 
 HOST = "127.0.0.1"
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = ["which database did we pick?", "what is blocked?", "deadline", "TimescaleDB", "hotel",
            "integration tests", "who needs a weekly review?", "Lisbon office"]
+MIX = [("GET /search", "/search", 0.4), ("GET /recall", "/recall", 0.2),
+       ("GET /search/sessions", "/search/sessions", 0.2), ("GET /search/memories", "/search/memories", 0.2)]
+T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
 
 
 def free_port() -> int:
@@ -46,86 +54,100 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class Recorder:
-    def __init__(self) -> None:
+def sentence(rng: random.Random, i: int) -> str:
+    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} (note {i})."
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    values = sorted(values)
+    k = (len(values) - 1) * p / 100
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+class Phase:
+    """What one phase saw: latencies and errors per route, late and dropped arrivals."""
+
+    def __init__(self, max_inflight: int) -> None:
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        self.count = 0
+        self.late = self.dropped = self.inflight = 0
+        self.max_inflight = max_inflight
+        self.tasks: list[asyncio.Task[None]] = []
 
-    async def call(self, client: httpx.AsyncClient, label: str, method: str, url: str, **kw: Any) -> None:
-        self.count += 1
+    def send(self, client: httpx.AsyncClient, label: str, method: str, url: str, lag: float, **kw: Any) -> None:
+        if lag > 0.1:
+            self.late += 1
+        if self.inflight >= self.max_inflight:
+            self.dropped += 1
+            return
+        self.tasks.append(asyncio.create_task(self._call(client, label, method, url, **kw)))
+
+    async def _call(self, client: httpx.AsyncClient, label: str, method: str, url: str, **kw: Any) -> None:
+        self.inflight += 1
         start = time.perf_counter()
         try:
             r = await client.request(method, url, **kw)
             status = str(r.status_code) if r.status_code >= 400 else None
         except httpx.HTTPError as exc:
             status = type(exc).__name__
+        finally:
+            self.inflight -= 1
         self.latencies[label].append((time.perf_counter() - start) * 1000)
         if status:
             self.errors[label][status] += 1
 
     def report(self, seconds: float) -> dict[str, Any]:
-        out = {}
-        for label, values in sorted(self.latencies.items()):
-            values = sorted(values)
-            out[label] = {
-                "requests": len(values), "errors": sum(self.errors[label].values()),
-                "errors_by_status": dict(self.errors[label]), "rps": round(len(values) / seconds, 2),
-                "p50_ms": round(_percentile(values, 50), 1), "p95_ms": round(_percentile(values, 95), 1),
-                "max_ms": round(values[-1], 1),
-            }
-        return out
+        routes = {label: {"requests": len(v), "errors": sum(self.errors[label].values()),
+                          "errors_by_status": dict(self.errors[label]), "rps": round(len(v) / seconds, 2),
+                          **{f"p{p}_ms": round(percentile(v, p), 1) for p in (50, 95, 99)}}
+                  for label, v in sorted(self.latencies.items())}
+        queries = [x for label, v in self.latencies.items() if label != "POST /messages" for x in v]
+        return {"seconds": round(seconds, 1), "late": self.late, "dropped": self.dropped,
+                "errors": sum(r["errors"] for r in routes.values()),
+                "query_p95_ms": round(percentile(queries, 95), 1), "routes": routes}
 
 
-def _percentile(values: list[float], p: float) -> float:
-    if not values:
-        return 0.0
-    k = (len(values) - 1) * p / 100
-    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
-
-
-def sentence(rng: random.Random, i: int) -> str:
-    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} (note {i})."
-
-
-async def ingest_client(n: int, client: httpx.AsyncClient, base: str, rec: Recorder, until: float, cap: int,
-                        batch: int) -> None:
-    rng = random.Random(n)
-    t0 = datetime(2024, 1, 1, tzinfo=timezone.utc) + timedelta(days=n)
+async def on_schedule(rate: float, until: float, fire: Any) -> None:
+    """Call `fire(lag)` at `rate` per second until `until`, never waiting for what it started."""
+    start = time.monotonic()
     i = 0
-    while time.monotonic() < until and rec.count < cap:
-        messages = [{"role": "user" if (i + j) % 2 == 0 else "assistant", "text": sentence(rng, i + j),
-                     "ts": (t0 + timedelta(seconds=i + j)).isoformat(), "session_id": f"load-{n}-{(i + j) // 40}"}
-                    for j in range(batch)]
-        await rec.call(client, "POST /messages", "POST", f"{base}/messages", json={"messages": messages})
-        if i % (batch * 5) == 0:
-            await rec.call(client, "POST /facts", "POST", f"{base}/facts", json={
-                "subject": f"client {n}", "predicate": "works_on", "object": rng.choice(SUBJECTS)})
-        i += batch
+    while True:
+        due = start + i / rate
+        if due >= until:
+            return
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        fire(time.monotonic() - due)
+        i += 1
 
 
-async def read_client(n: int, client: httpx.AsyncClient, base: str, rec: Recorder, until: float, cap: int) -> None:
-    rng = random.Random(1000 + n)
-    while time.monotonic() < until and rec.count < cap:
-        roll = rng.random()
-        if roll < 0.45:
-            await rec.call(client, "GET /search vector", "GET", f"{base}/search",
-                           params={"q": rng.choice(QUERIES), "k": 10})
-        elif roll < 0.75:
-            await rec.call(client, "GET /search fulltext", "GET", f"{base}/search",
-                           params={"q": rng.choice(QUERIES), "k": 10, "strategy": "fulltext"})
-        elif roll < 0.9:
-            await rec.call(client, "GET /facts", "GET", f"{base}/facts", params={"subject": f"client {n % 2}"})
-        else:
-            await rec.call(client, "GET /sessions", "GET", f"{base}/sessions", params={"limit": 20})
+async def prefill(namespace: str, turns: int, fresh: bool) -> dict[str, Any]:
+    """`turns` turns in sessions of 40 through the Python API; reused when already there."""
+    async with AsyncMemory(load_settings()) as memory:
+        if fresh:
+            await memory.delete_namespace(namespace)
+        rows = await memory.store.read("queries/namespace_exists", namespace=namespace)
+        have = 0
+        if rows[0]["exists"]:
+            records, _, _ = await memory.store.driver.execute_query(
+                "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n", ns=namespace)
+            have = records[0]["n"]
+        if have >= turns:
+            return {"turns": have, "reused": True, "seconds": 0.0}
+        rng = random.Random(7)
+        started = time.perf_counter()
+        messages = (Message(namespace=namespace, session_id=f"pre-{i // 40}", role="user" if i % 2 == 0 else "assistant",
+                            text=sentence(rng, i), ts=T0 + timedelta(minutes=i)) for i in range(turns))
+        await memory.ingest(messages)
+        return {"turns": turns, "reused": False, "seconds": round(time.perf_counter() - started, 1)}
 
 
 def start_server(port: int, key: str, namespace: str, log: IO[bytes]) -> subprocess.Popen[bytes]:
     env = {**os.environ, "KG_HTTP__KEYS": json.dumps({key: [namespace]}), "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "uvicorn", "kg.http:default_app", "--factory", "--host", HOST,
-                             "--port", str(port), "--log-level", "warning", "--no-access-log"],
-                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    return subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "--host", HOST, "--port", str(port)],
+                            cwd=REPO, env=env, stdout=log, stderr=log)
 
 
 async def wait_ready(server: subprocess.Popen[bytes], url: str, log: IO[bytes], timeout_s: float = 180) -> None:
@@ -154,79 +176,109 @@ def stop_server(server: subprocess.Popen[bytes]) -> None:
             server.wait(10)
 
 
-async def run(seconds: float, ingest_clients: int, read_clients: int, batch: int, max_requests: int) -> dict[str, Any]:
-    namespace = f"bench-load-{uuid.uuid4().hex[:8]}"
+async def run_phase(client: httpx.AsyncClient, base: str, seconds: float, qps: float, ingest_rate: float,
+                    batch: int, max_inflight: int, seed: int) -> dict[str, Any]:
+    phase = Phase(max_inflight)
+    rng = random.Random(seed)
+    until = time.monotonic() + seconds
+    sent = {"messages": 0}
+
+    def query(lag: float) -> None:
+        label, path, _ = rng.choices(MIX, weights=[w for *_, w in MIX])[0]
+        phase.send(client, label, "GET", base + path, lag, params={"q": rng.choice(QUERIES), "k": 10})
+
+    def ingest(lag: float) -> None:
+        i = sent["messages"]
+        start = datetime.now(timezone.utc) - timedelta(days=1)
+        messages = [{"role": "user" if (i + j) % 2 == 0 else "assistant", "text": sentence(rng, i + j),
+                     "ts": (start + timedelta(milliseconds=seed * 10_000_000 + i + j)).isoformat(),
+                     "session_id": f"live-{seed}-{(i + j) // 40}"} for j in range(batch)]
+        sent["messages"] += batch
+        phase.send(client, "POST /messages", "POST", base + "/messages", lag, json={"messages": messages})
+
+    schedules = [on_schedule(qps, until, query)]
+    if ingest_rate > 0:
+        schedules.append(on_schedule(ingest_rate / batch, until, ingest))
+    started = time.monotonic()
+    await asyncio.gather(*schedules)
+    await asyncio.gather(*phase.tasks)
+    out = phase.report(time.monotonic() - started)
+    out["messages_sent"] = sent["messages"]
+    return out
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    filled = await prefill(args.namespace, args.prefill, args.fresh)
     key = secrets.token_urlsafe(24)
     port = free_port()
     url = f"http://{HOST}:{port}"
     log = tempfile.TemporaryFile()
-    server = start_server(port, key, namespace, log)
+    server = start_server(port, key, args.namespace, log)
     peak_rss = 0
     try:
         await wait_ready(server, url, log)
-        base = f"{url}/v1/namespaces/{namespace}"
-        limits = httpx.Limits(max_connections=ingest_clients + read_clients + 2)
+        proc = psutil.Process(server.pid)
+        base = f"{url}/v1/namespaces/{args.namespace}"
+        stop = asyncio.Event()
+
+        async def sample() -> None:
+            nonlocal peak_rss
+            while not stop.is_set():
+                peak_rss = max(peak_rss, proc.memory_info().rss)
+                await asyncio.sleep(0.5)
+
+        sampler = asyncio.create_task(sample())
+        limits = httpx.Limits(max_connections=args.max_inflight + 4)
         async with httpx.AsyncClient(headers={"X-API-Key": key}, timeout=60, limits=limits) as client:
-            warm = Recorder()  # the first batch makes the namespace exist for the readers
-            await ingest_client(99, client, base, warm, time.monotonic() + 0.001, 1, batch)
-            rec = Recorder()
-            start = time.monotonic()
-            until = start + seconds
-            proc = psutil.Process(server.pid)
-
-            async def sample() -> None:
-                nonlocal peak_rss
-                while time.monotonic() < until and rec.count < max_requests:
-                    peak_rss = max(peak_rss, proc.memory_info().rss)
-                    await asyncio.sleep(1)
-
-            await asyncio.gather(
-                *(ingest_client(n, client, base, rec, until, max_requests, batch) for n in range(ingest_clients)),
-                *(read_client(n, client, base, rec, until, max_requests) for n in range(read_clients)),
-                sample())
-            elapsed = time.monotonic() - start
+            for q in QUERIES:  # warm-up: models, caches
+                await client.get(base + "/search", params={"q": q, "k": 10})
+            idle = await run_phase(client, base, args.seconds, args.qps, 0, args.batch, args.max_inflight, 1)
+            loaded = await run_phase(client, base, args.seconds, args.qps, args.ingest_rate, args.batch,
+                                     args.max_inflight, 2)
             health = (await client.get(f"{url}/health")).status_code
+        stop.set()
+        await sampler
     finally:
         stop_server(server)
         log.close()
-        store = await Store.connect(load_settings())
-        try:
-            await store.autocommit("queries/namespace_delete", namespace=namespace)
-        finally:
-            await store.close()
-    endpoints = rec.report(elapsed)
+    ratio = loaded["query_p95_ms"] / idle["query_p95_ms"] if idle["query_p95_ms"] else None
     return {
-        "seconds": round(elapsed, 1), "target": f"{HOST} (uvicorn, 1 worker)", "namespace": namespace,
-        "clients": {"ingest": ingest_clients, "read": read_clients}, "batch_messages": batch,
-        "requests": sum(e["requests"] for e in endpoints.values()),
-        "errors": sum(e["errors"] for e in endpoints.values()),
-        "messages_ingested": endpoints.get("POST /messages", {}).get("requests", 0) * batch,
-        "server_peak_rss_mb": round(peak_rss / 2**20, 1), "healthy_after": health == 200,
-        "endpoints": endpoints,
+        "target": f"kg serve (HTTP, workers, scheduler) on {HOST}", "namespace": args.namespace,
+        "prefill": filled, "qps": args.qps, "ingest_messages_per_s": args.ingest_rate, "batch": args.batch,
+        "errors": idle["errors"] + loaded["errors"], "late": idle["late"] + loaded["late"],
+        "dropped": idle["dropped"] + loaded["dropped"], "server_peak_rss_mb": round(peak_rss / 2**20, 1),
+        "healthy_after": health == 200,
+        "query_p95_ms": {"idle": idle["query_p95_ms"], "under_ingest": loaded["query_p95_ms"],
+                         "ratio": round(ratio, 2) if ratio else None},
+        "phases": {"idle": idle, "under_ingest": loaded},
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=60, help="How long to load (at most 600).")
-    parser.add_argument("--ingest-clients", type=int, default=2)
-    parser.add_argument("--read-clients", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=60, help="Length of each phase (at most 600).")
+    parser.add_argument("--qps", type=float, default=4, help="Query arrivals per second.")
+    parser.add_argument("--ingest-rate", type=float, default=20, help="Messages per second in the second phase.")
     parser.add_argument("--batch", type=int, default=10, help="Messages per ingest request.")
-    parser.add_argument("--max-requests", type=int, default=100_000, help="Stop after this many requests.")
+    parser.add_argument("--prefill", type=int, default=20_000, help="Turns in the namespace before the load.")
+    parser.add_argument("--namespace", default="bench-load", help="Kept between runs to reuse the prefill.")
+    parser.add_argument("--fresh", action="store_true", help="Empty and refill the namespace first.")
+    parser.add_argument("--max-inflight", type=int, default=64, help="Arrivals beyond this many outstanding are dropped.")
     parser.add_argument("--json", action="store_true", help="Print only the JSON result.")
     args = parser.parse_args(argv)
-    if not 0 < args.seconds <= 600:
-        parser.error("--seconds must be in (0, 600]")
-    if not (1 <= args.ingest_clients <= 16 and 0 <= args.read_clients <= 16 and 1 <= args.batch <= 500):
-        parser.error("1-16 ingest clients, 0-16 read clients, 1-500 messages per batch")
-    result = asyncio.run(run(args.seconds, args.ingest_clients, args.read_clients, args.batch, args.max_requests))
+    if not 0 < args.seconds <= 600 or args.qps <= 0 or args.ingest_rate < 0 or not 1 <= args.batch <= 500:
+        parser.error("--seconds in (0, 600], --qps > 0, --ingest-rate >= 0, --batch in 1..500")
+    result = asyncio.run(run(args))
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"{result['requests']} requests in {result['seconds']} s, {result['errors']} errors")
-        for label, e in result["endpoints"].items():
-            print(f"  {label:22} n={e['requests']:6}  p50 {e['p50_ms']:8.1f} ms  p95 {e['p95_ms']:8.1f} ms  "
-                  f"errors {e['errors']}")
+        print(f"errors {result['errors']}, late {result['late']}, dropped {result['dropped']}, "
+              f"query p95 idle {result['query_p95_ms']['idle']} ms, under ingest "
+              f"{result['query_p95_ms']['under_ingest']} ms, RSS {result['server_peak_rss_mb']} MB")
+        for name, phase in result["phases"].items():
+            for label, r in phase["routes"].items():
+                print(f"  {name:12} {label:22} n={r['requests']:5}  p50 {r['p50_ms']:7.1f}  p95 {r['p95_ms']:7.1f}  "
+                      f"p99 {r['p99_ms']:7.1f} ms  errors {r['errors']}")
     return 0 if result["errors"] == 0 and result["healthy_after"] else 1
 
 

@@ -31,7 +31,8 @@ from ingest.temporal import (
     timeline,
 )
 from kg.config import Settings
-from kg.facts_models import RememberResult, entity_id, entity_key, predicate_key
+from kg.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
+from kg.limits import FieldError, check_recorded_at, check_text
 from kg.models import as_utc
 from kg.store import Store, Tx
 
@@ -88,6 +89,16 @@ class FactWriter:
         self.store = store
         self.overrides = {predicate_key(p): c for p, c in settings.memory.predicates.items()}
         self.resolver = resolver
+        values = settings.memory.values
+        self.normalize = values.normalize
+        self.normalize_by_predicate = {predicate_key(p): n for p, n in values.predicates.items()}
+        self.max_clock_skew_s = settings.memory.max_clock_skew_s
+
+    def same_value(self, predicate: str, value: str, known: Iterable[str]) -> str | None:
+        """The spelling already stored for `value`'s normalized form (`[memory.values]`), first seen first."""
+        mode = self.normalize_by_predicate.get(predicate, self.normalize)
+        wanted = value_key(value, mode)
+        return next((k for k in known if value_key(k, mode) == wanted), None)
 
     async def registry_for(self, namespace: str, predicate: str, *, subject_key: str = "", new_value: str = "",
                            tx: Tx | None = None) -> tuple[PredicateRegistry, str | None]:
@@ -140,9 +151,15 @@ class FactWriter:
             raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
         if source not in get_args(Source):
             raise ValueError(f"source must be one of {get_args(Source)}, got {source!r}")
+        for field, text in (("subject", subject), ("predicate", predicate), ("object", object),
+                            ("subject_type", subject_type), ("object_type", object_type), ("event_id", event_id)):
+            check_text(field, text)
+        for turn_id in evidence_turn_ids:
+            check_text("evidence_turn_ids", turn_id)
+        check_recorded_at(as_utc(recorded_at) if recorded_at is not None else None, self.max_clock_skew_s)
         value = object.strip()
         if not value:
-            raise ValueError("the object of a fact cannot be blank")
+            raise FieldError("object", "the object of a fact cannot be blank")
         subject_name = " ".join(subject.split())
         key, pred = entity_key(subject), predicate_key(predicate)
         registry, cardinality_by = await self.registry_for(
@@ -169,7 +186,14 @@ class FactWriter:
             fact_rows, prior_rows = found[0]["facts"], found[0]["events"]
             records, prior = [_record(r) for r in fact_rows], [_event(r) for r in prior_rows]
             stamp = _transaction_time(explicit_recorded, records, prior)
-            row = {**event_row, "recorded_at": stamp, "valid_from": explicit_valid or stamp}
+            # Valid time defaults to when the event happened by the server's clock (or the
+            # backdated recorded_at): never ahead of it, whatever stamp transaction time needed.
+            row = {**event_row, "recorded_at": stamp,
+                   "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
+            stored = self.same_value(pred, value, [e["object_value"] for e in
+                                                   sorted(prior_rows, key=lambda e: (_native(e["recorded_at"]), e["id"]))])
+            if stored is not None:
+                row["object_value"] = stored  # a variant spelling reinforces the stored value
             event = _event(row)
             step = plan(records, event, registry, lambda: f"fact_{uuid.uuid4().hex}", prior_events=prior)
             if step.decision == "noop" and any(e.id == event.id for e in prior):
@@ -223,7 +247,7 @@ def _transaction_time(explicit: datetime | None, records: list[FactRecord], prio
     latest = max([r.recorded_at for r in records] + [e.recorded_at for e in prior], default=None)
     if explicit is not None:
         if latest is not None and explicit < latest:
-            raise ValueError(f"recorded_at {explicit.isoformat()} is before {latest.isoformat()}, when this "
+            raise FieldError("recorded_at", f"{explicit.isoformat()} is before {latest.isoformat()}, when this "
                              "subject+predicate last changed: transaction time only moves forward")
         return explicit
     now = datetime.now(timezone.utc)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, AsyncIterator, Callable, Iterable
 
-from ingest.sessions import LastTurn, SessionAssigner, TurnIds
+from ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id
 from ingest.turn_keys import turn_key
 from kg.config import Settings
 from kg.embeddings import Embedder
@@ -58,8 +58,15 @@ class TurnWriter:
             if on_batch:
                 on_batch(done)
 
-        async for batch in self._prepared_batches(messages):
+        async for prepared in self._prepared_batches(messages):
+            stored = await self._same_content(self.store.read, prepared)
+            batch = [p for p in prepared if p.id not in stored]
+            if stored:
+                report.merge(IngestReport(received=len(stored), existing=len(stored)))
+                sessions.update((p.message.namespace, stored[p.id]) for p in prepared if p.id in stored)
             sessions.update((p.message.namespace, p.session_id) for p in batch)
+            if not batch:
+                continue
             embedded = await self._embed(batch)
             if pending is not None:
                 await finish(pending)
@@ -95,6 +102,45 @@ class TurnWriter:
             prepared.append(PreparedTurn(self.ids.next(m, session_id), session_id, m))
         return prepared
 
+    @staticmethod
+    async def _same_content(run: Callable[..., Any], batch: list[PreparedTurn]) -> dict[str, str]:
+        """Messages without a session id already stored (by content, in any session), as turn id ->
+        the stored turn's session id: their identity must not depend on the session they were
+        assigned, which depends on arrival order."""
+        auto = [{"key": p.id, "namespace": p.message.namespace, "ts": p.message.ts, "role": p.message.role,
+                 "speaker": p.message.speaker or "", "text": p.message.text}
+                for p in batch if p.message.session_id is None]
+        if not auto:
+            return {}
+        return {r["key"]: r["session_id"] for r in await run("queries/turns_same_content", turns=auto)}
+
+    async def _continue_sessions(self, tx: Tx, todo: list[PreparedTurn]) -> None:
+        """Under the namespace's TurnLock: a batch that opened a session by the gap continues the
+        stored session its first message follows within the gap instead, when a concurrent writer
+        stored that turn after this batch was prepared (two writers of one conversation: one session)."""
+        gap = self.assigner.gap
+        firsts: dict[str, PreparedTurn] = {}
+        for p in sorted((p for p in todo if p.message.session_id is None), key=lambda p: p.message.ts):
+            firsts.setdefault(p.message.namespace, p)
+        opened = {ns: p for ns, p in firsts.items() if p.session_id == auto_session_id(p.message.ts)}
+        if not opened:
+            return
+        rows = await tx.run("queries/turns_last_before",
+                            probes=[{"namespace": ns, "ts": p.message.ts} for ns, p in opened.items()])
+        for row in rows:
+            first = opened[row["namespace"]]
+            ts, joined = row["ts"].to_native(), row["session_id"]
+            if joined == first.session_id or first.message.ts - ts > gap:
+                continue
+            old = first.session_id
+            for p in todo:
+                if p.message.namespace == first.message.namespace and p.session_id == old \
+                        and p.message.session_id is None:
+                    p.session_id = joined
+            last = self.assigner.last.get(first.message.namespace)
+            if last is not None and last.session_id == old:
+                self.assigner.last[first.message.namespace] = LastTurn(joined, last.ts)
+
     async def _embed(self, batch: list[PreparedTurn]) -> tuple[set[str], int]:
         """Embeds the turns not stored yet; returns the ids already stored and the truncation count."""
         rows = await self.store.read("queries/turns_existing", ids=[p.id for p in batch])
@@ -123,19 +169,21 @@ class TurnWriter:
         )
         if not new:
             return report
-        spans: dict[tuple[str, str], dict[str, Any]] = {}
-        for p in new:
-            key = (p.message.namespace, p.session_id)
-            span = spans.setdefault(key, {"namespace": key[0], "id": key[1],
-                                          "started_at": p.message.ts, "ended_at": p.message.ts})
-            span["started_at"] = min(span["started_at"], p.message.ts)
-            span["ended_at"] = max(span["ended_at"], p.message.ts)
-        sessions = [spans[k] for k in sorted(spans)]
         model = self.embedder.name
+        auto_namespaces = sorted({p.message.namespace for p in new if p.message.session_id is None})
 
         async def work(tx: Tx) -> int:
-            state = {(r["namespace"], r["id"]): r for r in await tx.run("queries/sessions_lock", sessions=sessions)}
-            still_new = {r["id"] for r in await tx.run("queries/turns_existing", ids=[p.id for p in new])}
+            written_meanwhile: set[str] = set()
+            if auto_namespaces:  # queue behind concurrent writers of the same messages, then look again
+                await tx.run("queries/turns_lock", namespaces=auto_namespaces)
+                written_meanwhile = set(await self._same_content(tx.run, new))
+            todo = [p for p in new if p.id not in written_meanwhile]
+            if auto_namespaces:
+                await self._continue_sessions(tx, todo)
+            state = {(r["namespace"], r["id"]): r
+                     for r in await tx.run("queries/sessions_lock", sessions=_spans(todo))} if todo else {}
+            still_new = written_meanwhile | {
+                r["id"] for r in await tx.run("queries/turns_existing", ids=[p.id for p in todo])}
             rows, tails = [], {}
             for p in new:
                 if p.id in still_new:  # written by a concurrent writer since we looked
@@ -149,6 +197,8 @@ class TurnWriter:
                     "key_text": p.key, **attachment_columns(p.message.attachments),
                 })
                 tails[key] = (count + 1, p.id)
+            if not rows:
+                return 0
             await tx.run("queries/turns_write", turns=rows)
             await tx.run("queries/sessions_refresh", sessions=[
                 {"namespace": k[0], "id": k[1], "message_count": c, "last_turn_id": last}
@@ -160,3 +210,15 @@ class TurnWriter:
         report.written = written
         report.existing = len(batch) - written
         return report
+
+
+def _spans(turns: list[PreparedTurn]) -> list[dict[str, Any]]:
+    """The sessions the turns go to with the time they span, sorted: the order sessions are locked in."""
+    spans: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in turns:
+        key = (p.message.namespace, p.session_id)
+        span = spans.setdefault(key, {"namespace": key[0], "id": key[1],
+                                      "started_at": p.message.ts, "ended_at": p.message.ts})
+        span["started_at"] = min(span["started_at"], p.message.ts)
+        span["ended_at"] = max(span["ended_at"], p.message.ts)
+    return [spans[k] for k in sorted(spans)]

@@ -10,6 +10,7 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg.config import Settings
+from kg.limits import SessionId, Timestamp
 from kg.models import ATTACHMENTS_MAX, Attachment, Message, Role
 
 
@@ -19,9 +20,9 @@ class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     role: Role
     text: str = Field(min_length=1)
-    ts: datetime
+    ts: Timestamp
     speaker: str | None = Field(None, max_length=200)
-    session_id: str | None = Field(None, min_length=1, max_length=200)
+    session_id: SessionId | None = None
     external_id: str | None = Field(None, max_length=200)
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX,
                                           description="What was shared with the message; captions are searchable.")

@@ -59,6 +59,10 @@ class Neo4jSettings(BaseModel):
     password: SecretStr | None = None  # managed server without one: generated, kept in data_dir
     database: str = "neo4j"
     local: LocalServerSettings = Field(default_factory=LocalServerSettings)
+    # Fail fast while the database is down: a request answers 503 in about this long, not minutes.
+    connection_timeout_s: float = Field(1.0, gt=0)  # opening one connection
+    connection_acquisition_timeout_s: float = Field(1.5, gt=0)  # waiting for a pooled connection
+    max_transaction_retry_time_s: float = Field(0.5, ge=0)  # the driver's retry budget: 0.5 gives one retry after ~1 s
 
 
 class EmbeddingSettings(BaseModel):
@@ -223,11 +227,21 @@ class RetrievalSettings(BaseModel):
     rerank: RerankSettings = Field(default_factory=RerankSettings)
 
 
+class ValueSettings(BaseModel):
+    """`[memory.values]`: when two objects of one subject+predicate are the same value."""
+
+    normalize: Literal["exact", "casefold"] = "casefold"  # casefold: case, whitespace and NFKC ignored;
+    # a variant reinforces the value, which keeps the spelling it was first stored with
+    predicates: dict[str, Literal["exact", "casefold"]] = Field(default_factory=dict)  # per-predicate override
+
+
 class MemorySettings(BaseModel):
     indexing: IndexingSettings = Field(default_factory=IndexingSettings)
     predicates: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
     # relationship type -> cardinality, over the defaults of ingest.relationship_timeline
     relationships: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
+    values: ValueSettings = Field(default_factory=ValueSettings)
+    max_clock_skew_s: float = Field(60.0, ge=0)  # a recorded_at later than the server's now plus this is refused
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)
     corrections: CorrectionSettings = Field(default_factory=CorrectionSettings)
     entity_deduplication: DedupSettings = Field(default_factory=DedupSettings)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from datetime import datetime
 from typing import Literal
 
@@ -30,6 +31,14 @@ def entity_key(name: str) -> str:
 def entity_id(namespace: str, key: str) -> str:
     """The id of the entity a key names; derived, so concurrent writers MERGE the same node."""
     return "ent_" + hashlib.sha256(f"{namespace}\x1f{key}".encode()).hexdigest()[:24]
+
+
+def value_key(value: str, normalize: str = "casefold") -> str:
+    """The form two objects of one predicate are compared in: `exact` only trims the ends;
+    `casefold` also applies Unicode NFKC, collapses whitespace and ignores case."""
+    if normalize == "exact":
+        return value.strip()
+    return " ".join(unicodedata.normalize("NFKC", value).split()).casefold()
 
 
 def predicate_key(predicate: str) -> str:

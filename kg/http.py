@@ -27,11 +27,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kg.access import AccessDenied, Keyring
 from kg.batch import validation_detail
 from kg.config import Settings, load_settings
+from kg.limits import FieldError
 from kg.memory import AsyncMemory
 from kg.store import StoreError
 
 log = logging.getLogger(__name__)
 API_VERSION = "1"
+RETRY_AFTER_S = 5  # what a 503 tells the client to wait
 
 
 def create_app(settings: Settings | None = None, memory: AsyncMemory | None = None) -> FastAPI:
@@ -162,8 +164,10 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(exc.status_code, code, message, detail)
 
     @app.exception_handler(AccessDenied)
-    async def denied(_: Request, exc: AccessDenied) -> JSONResponse:
+    async def denied(request: Request, exc: AccessDenied) -> JSONResponse:
         code = "unauthorized" if exc.status == 401 else "forbidden"
+        client = request.client.host if request.client else "-"  # the key itself is never logged
+        log.warning("%s %s %s from %s: %s", exc.status, request.method, request.url.path, client, exc.message)
         response = error_response(exc.status, code, exc.message, [{"field": "X-API-Key", "message": exc.message}]
                                   if exc.status == 401 else [{"field": "namespace", "message": exc.message}])
         if exc.status == 401:
@@ -172,6 +176,8 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ValueError)
     async def refused(_: Request, exc: ValueError) -> JSONResponse:
+        if isinstance(exc, FieldError):
+            return error_response(422, "invalid_request", str(exc), [{"field": exc.field, "message": exc.message}])
         return error_response(422, "invalid_request", str(exc), [{"field": "body", "message": str(exc)}])
 
     @app.exception_handler(StoreError)
@@ -179,7 +185,9 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(SessionExpired)
     async def unavailable(_: Request, exc: Exception) -> JSONResponse:
         log.warning("database unavailable: %s", type(exc).__name__)
-        return error_response(503, "database_unavailable", "the database cannot be reached; retry later")
+        response = error_response(503, "database_unavailable", "the database cannot be reached; retry later")
+        response.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return response
 
     @app.exception_handler(Neo4jError)
     async def database_error(_: Request, exc: Neo4jError) -> JSONResponse:

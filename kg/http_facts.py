@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from fastapi import HTTPException, Query, Request
@@ -10,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg.correction_models import CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, CoreRules
 from kg.facts_models import FactView, RememberResult
+from kg.limits import MAX_CHARS, SessionId, Timestamp
 from kg.http_routes import Existing, Instant, Mem, Namespace, scoped, utc
 
 
@@ -18,23 +18,23 @@ class RememberIn(BaseModel):
     subject: str = Field(min_length=1, max_length=500)
     predicate: str = Field(min_length=1, max_length=200)
     object: str = Field(min_length=1, max_length=2000)
-    valid_from: datetime | None = None
-    recorded_at: datetime | None = None
+    valid_from: Timestamp | None = None
+    recorded_at: Timestamp | None = None
     source: Literal["stated", "observed", "inferred", "system"] = "stated"
     op: Literal["assert", "retract"] = "assert"
     evidence_turn_ids: list[str] = Field(default_factory=list, max_length=1000)
-    subject_type: str = "other"
-    object_type: str | None = None
+    subject_type: str = Field("other", min_length=1, max_length=MAX_CHARS["subject_type"])
+    object_type: str | None = Field(None, min_length=1, max_length=MAX_CHARS["object_type"])
 
 
 class CorrectionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    session_id: str = Field(min_length=1, max_length=200)
+    session_id: SessionId
     rule_text: str = Field(min_length=1, max_length=4000)
     original_behavior: str | None = Field(None, max_length=4000)
     corrected_behavior: str | None = Field(None, max_length=4000)
     correction_type: CorrectionType = "preference"
-    seen_at: datetime | None = None
+    seen_at: Timestamp | None = None
     evidence_turn_ids: list[str] = Field(default_factory=list, max_length=1000)
     confidence: float | None = Field(None, gt=0, le=1)
 

@@ -21,7 +21,7 @@ class MessagesIn(BaseModel):
 
 
 class SessionIn(BaseModel):
-    session_id: str = Field(min_length=1, max_length=200)
+    session_id: SessionId
     turns: list[SkipValidation[MessageIn]] = Field(min_length=1, description="Validated one by one.")
 
 

@@ -30,6 +30,7 @@ from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest
 from kg.config import Settings
 from kg.correction_models import CoreRules
 from kg.facts_models import FactView, RememberResult
+from kg.limits import FieldError
 from kg.memory import AsyncMemory
 from kg.memory_erase import LOCAL
 from kg.models import as_utc, check_namespace
@@ -178,8 +179,12 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
                        source: Literal["stated", "observed", "inferred", "system"] = "stated") -> RememberResult:
         """Record (`assert`) or withdraw (`retract`) the fact `subject predicate object`, true from
         `valid_from` (default now). A new value of a single-valued predicate supersedes the old one."""
-        return await (await door.open(ctx, namespace)).remember(namespace, subject, predicate, object,
-                                                               valid_from=instant(valid_from), op=op, source=source)
+        memory = await door.open(ctx, namespace)
+        try:
+            return await memory.remember(namespace, subject, predicate, object,
+                                         valid_from=instant(valid_from), op=op, source=source)
+        except FieldError as exc:  # names the field, as a REST 422 does
+            raise ToolError(str(exc)) from None
 
     @server.tool()
     async def facts_as_of(namespace: str, subject: str, ctx: Context, predicate: str | None = None,

@@ -11,6 +11,7 @@ from kg.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
 from kg.embeddings import Embedder
+from kg.limits import check_session_id, check_text
 from kg.models import check_namespace
 from kg.store import Store
 from queries import corrections as correction_queries
@@ -49,6 +50,10 @@ class RulesFacade:
 
         check_namespace(namespace)
 
+        check_session_id(session_id)
+        for field, text, most in (("rule_text", rule_text, 4000), ("original_behavior", original_behavior, 4000),
+                                  ("corrected_behavior", corrected_behavior, 4000)):
+            check_text(field, text, most)
         writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge)
         return await writer.add(namespace, session_id, rule_text, original_behavior, corrected_behavior,
                                 correction_type, seen_at, evidence_turn_ids, confidence)

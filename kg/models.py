@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from kg.limits import MAX_CHARS, SessionId, Timestamp
+
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
 
@@ -84,10 +86,10 @@ class Message(BaseModel):
     namespace: str
     role: Role
     text: str = Field(min_length=1)
-    ts: datetime
-    speaker: str | None = Field(default=None, max_length=200)
-    session_id: str | None = Field(default=None, min_length=1, max_length=200)
-    external_id: str | None = Field(default=None, max_length=200)  # the caller's own message id
+    ts: Timestamp
+    speaker: str | None = Field(default=None, max_length=MAX_CHARS["speaker"])
+    session_id: SessionId | None = None
+    external_id: str | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
 
     @field_validator("namespace")

@@ -189,8 +189,12 @@ class LocalNeo4j:
                     f"port {port} on 127.0.0.1 is already taken by another process; stop it or choose "
                     "other ports with [neo4j.local] bolt_port / http_port (or KG_NEO4J__LOCAL__BOLT_PORT)"
                 )
+        data_dir = self.settings.data_dir.resolve()  # holds the password and the database: owner only
+        if not data_dir.exists() or data_dir.name == ".kg":  # never tighten a folder the user chose to share
+            _private_dir(data_dir)
+        _private_dir(self.home)
         for sub in ("conf", "data", "logs", "run", "plugins", "import"):
-            (self.home / sub).mkdir(parents=True, exist_ok=True)
+            (self.home / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
         self._write_conf()
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.conf_dir)}
         if self.settings.auth and not (self.home / "data" / "dbms" / "auth.ini").exists():
@@ -275,16 +279,38 @@ class LocalNeo4j:
         password = self._password
         if not password:  # hex: a generated password never starts with "-" (an option to shells and tools)
             password = secrets.token_hex(16)
-            self.password_file.write_text(password + "\n")
-            self.password_file.chmod(0o600)
+            _write_private(self.password_file, password + "\n")
         self._password = password
-        # "--": a configured password may start with "-", which the admin tool would read as an option
+        # Never on the command line (`ps` shows it to every local user): the admin tool reads its
+        # arguments from an owner-only @-file (picocli argument file), removed right after. "--": a
+        # configured password may start with "-", which the tool would read as an option.
+        quoted = '"' + password.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        args = self.home / "run" / "initial-password.args"
+        _write_private(args, f"--\n{quoted}\n")
         cmd = [java, "-cp", f"{self.lib_dir}/*", "org.neo4j.cli.AdminTool", "dbms",
-               "set-initial-password", "--", password]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+               "set-initial-password", f"@{args}"]
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        finally:
+            args.unlink(missing_ok=True)
         if proc.returncode != 0:
             out = (proc.stdout + proc.stderr).replace(password, "***")
             raise LocalServerError(f"setting the initial Neo4j password failed:\n{out[-2000:]}")
+
+
+def _private_dir(path: Path) -> None:
+    """A folder only its owner can enter (created so, or tightened if it exists)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o700)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write `text` to a file that is owner-only from its creation (no write-then-chmod window)."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
 
 
 def _require_java() -> str:

@@ -14,6 +14,7 @@ statements that manage their own transactions (`CALL ... IN TRANSACTIONS`). See 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
-from neo4j.exceptions import AuthError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ServiceUnavailable, TransientError
 
 import cypher
 from kg.config import Settings
@@ -29,6 +30,7 @@ from kg.neo4j_local import LocalNeo4j
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+DEADLOCK_ROUNDS = 6  # rounds of the driver's retry budget a write transaction gets on transient errors
 
 
 class StoreError(RuntimeError):
@@ -69,8 +71,12 @@ class Store:
     async def connect(cls, settings: Settings) -> "Store":
         conn = resolve_connection(settings)
         auth = (conn.user, conn.password) if conn.password is not None else None
-        driver = AsyncGraphDatabase.driver(
-            conn.uri, auth=auth, max_connection_pool_size=50, notifications_min_severity="OFF"
+        cfg = settings.neo4j
+        driver = AsyncGraphDatabase.driver(  # timeouts: with the database down, fail in about a second
+            conn.uri, auth=auth, max_connection_pool_size=50, notifications_min_severity="OFF",
+            connection_timeout=cfg.connection_timeout_s,
+            connection_acquisition_timeout=cfg.connection_acquisition_timeout_s,
+            max_transaction_retry_time=cfg.max_transaction_retry_time_s,
         )
         try:
             await driver.verify_connectivity()
@@ -122,8 +128,29 @@ class Store:
         async def unit(tx: AsyncManagedTransaction) -> T:
             return await work(Tx(tx))
 
-        async with self._session(neo4j.WRITE_ACCESS) as session:
-            return await session.execute_write(unit)
+        # The driver's own retry budget is short so that a database that is down fails fast
+        # ([neo4j] max_transaction_retry_time_s); deadlocks between live writers get more rounds here.
+        for attempt in range(DEADLOCK_ROUNDS):
+            try:
+                async with self._session(neo4j.WRITE_ACCESS) as session:
+                    return await session.execute_write(unit)
+            except TransientError:
+                if attempt == DEADLOCK_ROUNDS - 1:
+                    raise
+                await asyncio.sleep(0.05 * 2 ** attempt)
+        raise AssertionError("unreachable")
+
+    async def ping(self, timeout_s: float) -> None:
+        """One round trip, not retried: raises ServiceUnavailable when there is no answer in `timeout_s`."""
+        async def once() -> None:
+            async with self.driver.session(database=self.database) as session:
+                result = await session.run(cypher.load("queries/health"))
+                await result.consume()
+
+        try:
+            await asyncio.wait_for(once(), timeout_s)
+        except (asyncio.TimeoutError, OSError) as exc:
+            raise ServiceUnavailable(f"the database did not answer within {timeout_s} s") from exc
 
     def _session(self, access: str) -> neo4j.AsyncSession:
         """A session in the bookmark chain `execute_query` uses: reads after it see its writes."""

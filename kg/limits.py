@@ -1,0 +1,107 @@
+"""Limits on what a caller may send, shared by every door (HTTP, MCP, the CLI, `Memory`).
+
+A refused value raises `FieldError`, a `ValueError` that names the field: HTTP answers it with a
+422 whose detail names that field, MCP with a tool error, Python callers see the exception. The
+limits stay well under Neo4j's index key size (about 8 kB per indexed value), so an overlong value
+is refused here and never reaches the database as a 500.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator
+
+# Longest accepted value per field, in characters.
+MAX_CHARS: dict[str, int] = {
+    "subject": 500,
+    "predicate": 200,
+    "object": 2000,
+    "subject_type": 100,
+    "object_type": 100,
+    "session_id": 200,
+    "external_id": 200,
+    "speaker": 200,
+    "event_id": 200,
+    "evidence_turn_ids": 200,  # each id
+}
+
+# A session id is a path segment of the routes (`/sessions/{session_id}`): nothing a URL would
+# split, decode or normalise away, no control characters, no surrounding whitespace.
+_UNROUTABLE = re.compile(r"[/\\?#%\x00-\x1f\x7f]")
+
+
+class FieldError(ValueError):
+    """A refused input value; `field` names it as the caller sent it (e.g. `recorded_at`)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def check_text(field: str, value: str | None, limit: int | None = None) -> None:
+    """Refuse a string longer than its field's limit."""
+    if value is None:
+        return
+    most = limit if limit is not None else MAX_CHARS[field]
+    if len(value) > most:
+        raise FieldError(field, f"at most {most} characters, got {len(value)}")
+
+
+def session_id_problem(value: str) -> str | None:
+    """Why `value` cannot be a session id, or None when it can."""
+    if not value:
+        return "cannot be empty"
+    if len(value) > MAX_CHARS["session_id"]:
+        return f"at most {MAX_CHARS['session_id']} characters, got {len(value)}"
+    if value != value.strip():
+        return "cannot start or end with whitespace"
+    if value in (".", "..") or _UNROUTABLE.search(value):
+        return "cannot be '.' or '..' or contain '/', '\\', '?', '#', '%' or control characters (it is a URL path segment)"
+    return None
+
+
+def check_session_id(value: str | None, field: str = "session_id") -> None:
+    if value is None:
+        return
+    problem = session_id_problem(value)
+    if problem:
+        raise FieldError(field, problem)
+
+
+def _session_id(value: str) -> str:
+    problem = session_id_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+SessionId = Annotated[str, AfterValidator(_session_id)]
+"""A session id field in a pydantic model: the one rule, as a validation error on that field."""
+
+
+def check_recorded_at(recorded_at: datetime | None, max_skew_s: float, now: datetime | None = None) -> None:
+    """Transaction time is the server's: a `recorded_at` later than its clock (plus the allowed
+    skew) is refused. Earlier is allowed (imports backdate)."""
+    if recorded_at is None:
+        return
+    now = now or datetime.now(timezone.utc)
+    if recorded_at > now + timedelta(seconds=max_skew_s):
+        raise FieldError("recorded_at", f"{recorded_at.isoformat()} is later than the server's clock "
+                         f"({now.isoformat()}) plus {max_skew_s:g} s ([memory] max_clock_skew_s); "
+                         "transaction time cannot be in the future")
+
+
+def _not_a_number(value: Any) -> Any:
+    # Epoch numbers are ambiguous (seconds or milliseconds?): only ISO 8601 text is accepted.
+    if isinstance(value, (int, float)) and not isinstance(value, bool) or \
+            isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", value):
+        raise ValueError("a timestamp is ISO 8601 text (e.g. 2025-05-01T12:00:00Z); epoch numbers are refused")
+    return value
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_not_a_number)]
+"""A timestamp field: ISO 8601 text or a datetime; without an offset it is UTC."""
