@@ -25,7 +25,8 @@ from pydantic import TypeAdapter
 from kg.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
 from kg.facts_models import FactView, RememberResult
 from kg.job_models import Job
-from kg.models import IngestReport, Message, Session, Turn
+from kg.models import Erasure, IngestReport, Message, Session, Turn
+from kg.relationship_models import RelateResult, RelationshipView
 from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 T = TypeVar("T")
@@ -207,6 +208,34 @@ class AsyncClient:
             raise ValueError("over HTTP a recipe is given by name: flat, bm25, hybrid or hierarchical")
         return await self._call("GET", self._ns(namespace, "/search"), list[RankedTurn],
                                 params=_query(q=query, k=k, strategy=recipe, as_of=_iso(as_of)))
+
+    # -- relationships over time --------------------------------------------------------------
+    async def relate(self, namespace: str, subject: str, type: str, object: str, valid_from: datetime | None = None,
+                     recorded_at: datetime | None = None, op: Literal["assert", "retract"] = "assert",
+                     source: Literal["stated", "observed", "inferred", "system"] = "stated",
+                     evidence_turn_ids: Iterable[str] = (), subject_type: str = "other",
+                     object_type: str = "other") -> RelateResult:
+        body = {"subject": subject, "type": type, "object": object, "valid_from": _iso(valid_from),
+                "recorded_at": _iso(recorded_at), "op": op, "source": source,
+                "evidence_turn_ids": list(evidence_turn_ids), "subject_type": subject_type,
+                "object_type": object_type}
+        return await self._call("POST", self._ns(namespace, "/relationships"), RelateResult, json=body)
+
+    async def relationships(self, namespace: str, subject: str, type: str | None = None,
+                            as_of: datetime | None = None, known_at: datetime | None = None,
+                            include_ended: bool = False) -> list[RelationshipView]:
+        return await self._call("GET", self._ns(namespace, "/relationships"), list[RelationshipView], params=_query(
+            subject=subject, type=type, as_of=_iso(as_of), known_at=_iso(known_at), include_ended=include_ended))
+
+    # -- forgetting -----------------------------------------------------------------------------
+    async def erase_session(self, namespace: str, session_id: str) -> Erasure:
+        return await self._call("DELETE", self._ns(namespace, f"/sessions/{quote(session_id, safe='')}"), Erasure)
+
+    async def erase_subject(self, namespace: str, subject: str) -> Erasure:
+        return await self._call("DELETE", self._ns(namespace, f"/subjects/{quote(subject, safe='')}"), Erasure)
+
+    async def erase_namespace(self, namespace: str) -> Erasure:
+        return await self._call("DELETE", self._ns(namespace), Erasure)
 
     # -- facts over time ----------------------------------------------------------------------
     async def remember(self, namespace: str, subject: str, predicate: str, object: str,

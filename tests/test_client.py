@@ -121,7 +121,23 @@ async def scenario_summaries_and_jobs(door: Any, ns: str) -> dict[str, Any]:
     }
 
 
-SCENARIOS = [scenario_sessions, scenario_facts, scenario_rules, scenario_summaries_and_jobs]
+async def scenario_relationships_and_forgetting(door: Any, ns: str) -> dict[str, Any]:
+    await door.add_turns(ns, "s1", TURNS)
+    first = await door.relate(ns, "Maya", "works_for", "Acme", valid_from=T0)
+    second = await door.relate(ns, "Maya", "works_for", "Globex", valid_from=T0 + timedelta(days=30))
+    then = await door.relationships(ns, "Maya", "works_for", as_of=T0 + timedelta(days=1))
+    now = await door.relationships(ns, "Maya", "works_for")
+    await door.remember(ns, "Maya", "lives_in", "Lisbon", valid_from=T0)
+    erased = await door.erase_subject(ns, "Maya")
+    gone = await door.facts(ns, "Maya")
+    session = await door.erase_session(ns, "s1")
+    return {"decisions": (first.decision, second.decision), "then": [r.object for r in then],
+            "now": [r.object for r in now], "subject": (erased.scope, erased.namespace == ns), "facts_after": gone,
+            "session": (session.scope, await door.session(ns, "s1"))}
+
+
+SCENARIOS = [scenario_sessions, scenario_facts, scenario_rules, scenario_summaries_and_jobs,
+             scenario_relationships_and_forgetting]
 ANSWERS: dict[str, dict[str, Any]] = {}
 
 
