@@ -11,9 +11,8 @@ When both are spent, `LLMFailed` is raised with the reason, redacted: API keys n
 line or an error message.
 
 Every answered request is recorded as an `LLMCall` (purpose, model, prompt version, tokens,
-latency) in each `UsageMeter` opened with `metering()` around the work (a job, an indexing run):
-the meters follow the asyncio context, so a hook called deep inside a write is counted on the job
-that caused it. `service_for(settings)` is the "auto" backend rule, written once.
+latency) in the meters of `kg.llm_usage` open around the work (a job, an indexing run).
+`service_for(settings)` is the "auto" backend rule, written once.
 """
 
 from __future__ import annotations
@@ -24,10 +23,8 @@ import logging
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anthropic
@@ -38,6 +35,7 @@ from instructor.core.hooks import Hooks
 from pydantic import SecretStr, ValidationError
 
 from kg.config import LLMService, Settings, api_key_from_env
+from kg.llm_usage import LLMCall, UsageMeter, add_usage, metering, record
 
 log = logging.getLogger(__name__)
 
@@ -46,66 +44,6 @@ _MODES = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON}
 _TRANSIENT_STATUS = {408, 409, 429}
 _KEYLIKE = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}")
 _NO_KEY = "not-needed"  # local OpenAI-compatible servers (Ollama, vLLM) ignore the key
-
-
-# -- the meter -----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LLMCall:
-    """One answered request (a validation re-ask is a call of its own)."""
-
-    purpose: str  # extraction, session, summary, rollup, judgments, adjudication, ...
-    model: str
-    prompt_version: str
-    input_tokens: int
-    output_tokens: int
-    latency_ms: float
-
-
-@dataclass
-class UsageMeter:
-    """The calls made while it was open (see `metering`)."""
-
-    calls: list[LLMCall] = field(default_factory=list)
-
-    @property
-    def llm_calls(self) -> int:
-        return len(self.calls)
-
-    @property
-    def input_tokens(self) -> int:
-        return sum(c.input_tokens for c in self.calls)
-
-    @property
-    def output_tokens(self) -> int:
-        return sum(c.output_tokens for c in self.calls)
-
-    def totals(self) -> dict[str, int]:
-        return {"llm_calls": self.llm_calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
-
-    def summary(self) -> dict[str, Any]:
-        """Totals and the per-call records, as JSON-ready values (what jobs keep)."""
-        return {**self.totals(), "calls": [asdict(c) for c in self.calls]}
-
-
-_METERS: ContextVar[tuple[UsageMeter, ...]] = ContextVar("kg_llm_meters", default=())
-
-
-@contextmanager
-def metering(meter: UsageMeter | None = None) -> Iterator[UsageMeter]:
-    """Record every LLM call made in this context (and tasks or threads started from it) in
-    `meter`, besides the meters already open."""
-    meter = meter if meter is not None else UsageMeter()
-    token = _METERS.set((*_METERS.get(), meter))
-    try:
-        yield meter
-    finally:
-        _METERS.reset(token)
-
-
-def _record(call: LLMCall) -> None:
-    for meter in _METERS.get():
-        meter.calls.append(call)
 
 
 class _Attempt:
@@ -131,7 +69,7 @@ class _Attempt:
         call = LLMCall(self.purpose, self.model, self.prompt_version, int(given), int(taken),
                        round((time.perf_counter() - self._sent) * 1000, 1))
         self.calls.append(call)
-        _record(call)
+        record(call)
 
 
 # -- the transport -------------------------------------------------------------------------------
@@ -318,3 +256,7 @@ def service_for(settings: Settings, name: str | None = None) -> tuple[str, LLMSe
 def transport_for(settings: Settings, name: str | None = None) -> LLMTransport | None:
     found = service_for(settings, name)
     return LLMTransport(found[0], found[1], api_key=found[2]) if found else None
+
+
+__all__ = ["LLMCall", "LLMFailed", "LLMTransport", "Transient", "UsageMeter", "add_usage", "metering", "service_for",
+           "transport_for"]
