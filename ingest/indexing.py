@@ -29,6 +29,7 @@ from ingest.relationships import RelationshipWriter
 from ingest.session_graph import Provenance, SessionGraphWriter, Written
 from kg.config import Settings
 from kg.indexing_models import IndexReport, SessionIndexReport
+from kg.llm_usage import metering
 from kg.store import Store
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class SessionIndexer:
         self.settings = settings
         self.extractor = extractor
         self.writer = writer
-        self.adjudicator = adjudicator  # its `usage` (if it has one) counts into the reports
+        self.adjudicator = adjudicator
 
     def provenance(self) -> Provenance:
         e = self.extractor
@@ -59,16 +60,20 @@ class SessionIndexer:
         chunks = chunks_for(self.settings.memory.indexing, session_id, turns.values(), namespace)
         provenance = self.provenance()
         results: list[ExtractionResult] = []
-        usage = Usage()
-        try:
-            for chunk in chunks:
-                result, cost = await self.extractor.extract(chunk)
-                results.append(result)
-                usage = usage + cost
-        except ExtractionFailed as failed:
-            report = _report(namespace, session_id, provenance, len(chunks))
-            return await self._failed(report, usage + failed.usage, failed, provenance)
-        return await self.write_extracted(namespace, session_id, merge(results), usage, len(chunks), turns)
+        with metering() as meter:
+            try:
+                unmetered = Usage()
+                for chunk in chunks:
+                    before = len(meter.calls)
+                    result, cost = await self.extractor.extract(chunk)
+                    results.append(result)
+                    if cost.calls > len(meter.calls) - before:  # an extractor outside the LLM transport
+                        unmetered = unmetered + cost
+            except ExtractionFailed as failed:
+                report = _report(namespace, session_id, provenance, len(chunks))
+                return await self._failed(report, meter.summary()["calls"], failed, provenance)
+        return await self.write_extracted(namespace, session_id, merge(results), unmetered, len(chunks), turns,
+                                          calls=meter.summary()["calls"])
 
     async def turns(self, namespace: str, session_id: str) -> dict[str, ChunkTurn]:
         rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
@@ -82,18 +87,19 @@ class SessionIndexer:
 
     async def write_extracted(
         self, namespace: str, session_id: str, result: ExtractionResult, usage: Usage = Usage(), chunks: int = 0,
-        turns: dict[str, ChunkTurn] | None = None,
+        turns: dict[str, ChunkTurn] | None = None, calls: list[dict[str, Any]] | None = None,
     ) -> SessionIndexReport:
         """Write an extraction made elsewhere (e.g. a job's resumable per-chunk passes) as `index_session`
-        would: one transaction, stamped with this indexer's extractor."""
+        would: one transaction, stamped with this indexer's extractor. `calls`: the LLM calls the
+        extraction made (records of `kg.llm_usage`); `usage` counts extraction calls not recorded
+        (an extractor outside the transport). The write's own calls (judges, adjudication) are
+        metered here; the sum is reported and added to the session."""
         turns = turns if turns is not None else await self.turns(namespace, session_id)
         provenance = self.provenance()
         report = _report(namespace, session_id, provenance, chunks)
-        before = getattr(self.adjudicator, "usage", Usage())
-        written = await self.writer.write(namespace, session_id, turns, result, provenance)
-        after = getattr(self.adjudicator, "usage", Usage())
-        _cost(report, usage + Usage(after.calls - before.calls, after.input_tokens - before.input_tokens,
-                                    after.output_tokens - before.output_tokens))  # stage 5's calls count too
+        with metering() as meter:
+            written = await self.writer.write(namespace, session_id, turns, result, provenance)
+        await self._cost(report, [*(calls or []), *meter.summary()["calls"]], usage)
         log.info("indexed session %s/%s: %s", namespace, session_id, written)
         return _counts(report, written)
 
@@ -110,28 +116,35 @@ class SessionIndexer:
             report.sessions.append(await self.index_session(row["namespace"], row["id"]))
         return report
 
-    async def _failed(self, report: SessionIndexReport, usage: Usage, failed: ExtractionFailed,
+    async def _failed(self, report: SessionIndexReport, calls: list[dict[str, Any]], failed: ExtractionFailed,
                       provenance: Provenance) -> SessionIndexReport:
         error = str(failed)  # the reason is redacted by the extractor; this adds backend, model, attempts
         rows = await self.store.write(
             "queries/session_extraction_failed", namespace=report.namespace, session_id=report.session_id,
             error=error, requests=failed.attempts, now=datetime.now(timezone.utc), version=provenance.version)
-        _cost(report, usage)
+        await self._cost(report, calls)
         report.status, report.error = "extraction_failed", error
         report.failures = rows[0]["failures"] if rows else 0
         log.warning("extraction of session %s/%s failed (%d time(s)): %s", report.namespace, report.session_id,
                     report.failures, error)
         return report
 
+    async def _cost(self, report: SessionIndexReport, calls: list[dict[str, Any]], unmetered: Usage = Usage()) -> None:
+        """The report's cost from the call records (every purpose), summed on the session too."""
+        report.calls = calls
+        report.llm_calls = len(calls) + unmetered.calls
+        report.input_tokens = sum(c["input_tokens"] for c in calls) + unmetered.input_tokens
+        report.output_tokens = sum(c["output_tokens"] for c in calls) + unmetered.output_tokens
+        if report.llm_calls:
+            await self.store.write("queries/session_add_llm_usage", namespace=report.namespace,
+                                   session_id=report.session_id, llm_calls=report.llm_calls,
+                                   input_tokens=report.input_tokens, output_tokens=report.output_tokens)
+
 
 def _report(namespace: str, session_id: str, provenance: Provenance, chunks: int) -> SessionIndexReport:
     return SessionIndexReport(namespace=namespace, session_id=session_id, status="indexed",
                               extractor=provenance.extractor, model=provenance.model,
                               prompt_version=provenance.prompt_version, chunks=chunks)
-
-
-def _cost(report: SessionIndexReport, usage: Usage) -> None:
-    report.llm_calls, report.input_tokens, report.output_tokens = usage.calls, usage.input_tokens, usage.output_tokens
 
 
 def _counts(report: SessionIndexReport, written: Written) -> SessionIndexReport:
@@ -143,11 +156,11 @@ async def open_indexer(memory: AsyncMemory, extractor: Extractor | None = None) 
     """An indexer wired to `memory` (its store, embedder, fact and correction hooks) with the
     `[memory.indexing] backend` extractor, closed afterwards."""
     from ingest.dedup.adjudication import adjudicator_for
-    from ingest.extraction.llm import extractor_for  # loads the LLM SDKs: only when indexing runs
+    from ingest.extraction.session import session_extractor_for  # loads the LLM SDKs: only when indexing runs
 
     settings = memory.settings
     own = extractor is None
-    extractor = extractor or extractor_for(settings)
+    extractor = extractor or session_extractor_for(settings, memory.store)
     adjudicate = memory.entity_adjudicator or adjudicator_for(settings)
     try:
         resolver = GraphResolver(settings.memory.entity_deduplication, memory.embedder, adjudicate,

@@ -25,6 +25,7 @@ from ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
 from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from ingest.jobs import JobRun, PermanentJobError
 from ingest.turn_keys import row_key
+from kg.llm_usage import metering
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory
@@ -90,11 +91,12 @@ async def maintain_corrections(memory: AsyncMemory, run: JobRun) -> dict[str, An
 # -- extract_session (target: a session id) ---------------------------------------------------
 async def extraction_passes(
     memory: AsyncMemory, run: JobRun, session_id: str, extractor: Extractor
-) -> tuple[ExtractionResult, Usage, int]:
+) -> tuple[ExtractionResult, Usage, int, list[dict[str, Any]]]:
     """Post-session extraction as resumable passes: `plan` fixes which turns each chunk holds,
     `chunk-NNNN` keeps each chunk's answer, so a retry after a crash or an LLM failure asks only
-    for the chunks not answered yet. Returns the merged result, what all its answers cost, and
-    the chunk count; nothing is written to the graph. Saved passes of another extractor (the
+    for the chunks not answered yet. Returns the merged result, the cost of answers the meter did
+    not record (an extractor outside the LLM transport), the chunk count and the metered calls;
+    nothing is written to the graph. Saved passes of another extractor (the
     configuration changed between attempts) are dropped."""
     turns = {t.id: t for t in await memory.turns(run.namespace, session_id)}
     if not turns:
@@ -109,25 +111,29 @@ async def extraction_passes(
         return {**made_by, "chunks": [[t.id for t in c.turns] for c in chunks]}
 
     planned = await run.step("plan", plan)
-    results, usage, count = [], Usage(), len(planned["chunks"])
+    results, unmetered, count = [], Usage(), len(planned["chunks"])
+    calls: list[dict[str, Any]] = []
     for i, ids in enumerate(planned["chunks"]):
         chunk = _planned_chunk(memory, run.namespace, session_id, [_turn(turns, id) for id in ids], i, count)
 
         async def ask(chunk: ChunkInput = chunk) -> dict[str, Any]:
-            result, cost = await extractor.extract(chunk)
-            return {"result": result.model_dump(mode="json"), "usage": cost.__dict__}
+            with metering() as meter:
+                result, cost = await extractor.extract(chunk)
+            return {"result": result.model_dump(mode="json"), "usage": cost.__dict__, "calls": meter.summary()["calls"]}
 
         saved = await run.step(f"chunk-{i:04d}", ask)
         results.append(ExtractionResult.model_validate(saved["result"]))
-        usage = usage + Usage(**saved["usage"])
-    return merge(results), usage, count
+        calls += saved.get("calls", [])
+        cost = Usage(**saved["usage"])
+        unmetered = unmetered + Usage(max(0, cost.calls - len(saved.get("calls", []))), 0, 0)
+    return merge(results), unmetered, count, calls
 
 
 @asynccontextmanager
 async def _extractor(memory: AsyncMemory) -> AsyncIterator[Extractor]:
-    from ingest.extraction.llm import extractor_for  # loads the LLM SDKs: only when extraction runs
+    from ingest.extraction.session import session_extractor_for  # loads the LLM SDKs: only when extraction runs
 
-    extractor = extractor_for(memory.settings)
+    extractor = session_extractor_for(memory.settings, memory.store)
     try:
         yield extractor
     finally:
@@ -156,7 +162,7 @@ def _planned_chunk(
 async def extract_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
     """Extraction alone (a dry run of indexing): the merged result stays in `pass_outputs["merged"]`."""
     async with _extractor(memory) as extractor:
-        result, _, _ = await extraction_passes(memory, run, run.target, extractor)
+        result, _, _, _ = await extraction_passes(memory, run, run.target, extractor)
     return {"merged": result.model_dump(mode="json")}
 
 
@@ -173,7 +179,7 @@ async def _session_summarizer(memory: AsyncMemory) -> AsyncIterator[Any]:
     from ingest.summaries.llm import summarizer_for
     from ingest.summaries.writer import SessionSummarizer
 
-    summarizer = memory.summarizer or summarizer_for(memory.settings, memory.embedder)
+    summarizer = memory.summarizer or summarizer_for(memory.settings, memory.embedder, memory.store)
     try:
         yield SessionSummarizer(memory.store, memory.embedder, memory.settings, summarizer)
     finally:
@@ -212,23 +218,23 @@ async def index_session(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
 
     async with _extractor(memory) as extractor, open_indexer(memory, extractor) as indexer:
         try:
-            result, usage, chunks = await extraction_passes(memory, run, run.target, extractor)
+            result, usage, chunks, calls = await extraction_passes(memory, run, run.target, extractor)
         except ExtractionFailed as failed:
             await memory.store.write(
                 "queries/session_extraction_failed", namespace=run.namespace, session_id=run.target,
                 error=str(failed), requests=failed.attempts, now=datetime.now(timezone.utc),
                 version=indexer.provenance().version)
             raise
-        report = await indexer.write_extracted(run.namespace, run.target, result, usage, chunks)
+        report = await indexer.write_extracted(run.namespace, run.target, result, usage, chunks, calls=calls)
     return {"report": report.model_dump(mode="json")}
 
 
 async def extraction_version(memory: AsyncMemory) -> dict[str, Any]:
     """The `extraction_version` index_session stamps on sessions with the configured extractor."""
-    from ingest.extraction.llm import extractor_for
+    from ingest.extraction.session import session_extractor_for
     from ingest.session_graph import Provenance
 
-    extractor = extractor_for(memory.settings)
+    extractor = session_extractor_for(memory.settings, memory.store)
     try:
         return {"version": Provenance(extractor.backend, extractor.model, extractor.prompt_version).version}
     finally:

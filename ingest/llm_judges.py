@@ -16,7 +16,6 @@ the rule `extractor_for` uses; offline leaves them None.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,9 +25,11 @@ from pydantic import BaseModel, Field, SecretStr
 
 from ingest.corrections.policy import Candidate, Neighbour, Verdict
 from ingest.extraction.extractor import Usage
-from ingest.extraction.llm import LLMExtractor, _Transient, _UsageMeter
+from ingest.extraction.llm import LLMExtractor, usage_of
 from ingest.temporal import Cardinality
-from kg.config import LLMService, Settings, api_key_from_env
+from kg.config import LLMService, Settings
+from kg.llm import LLMFailed, LLMTransport
+from kg.llm import service_for as _service_for
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory
@@ -138,11 +139,11 @@ CLUSTER_LABEL = JudgePrompt(CLUSTER_LABEL_V1, cluster_label_v1, ClusterLabel)
 # -- the shared client ---------------------------------------------------------------------------
 
 class LLMAsker(LLMExtractor):
-    """One structured question with extraction's client, transport retries and redaction."""
+    """One structured question through the LLM transport (retries, redaction, the usage meter)."""
 
-    def __init__(self, name: str, service: LLMService, prompt: JudgePrompt, *, api_key: SecretStr | None = None
-                 ) -> None:
-        super().__init__(name, service, api_key=api_key)
+    def __init__(self, name: str, service: LLMService, prompt: JudgePrompt, *, api_key: SecretStr | None = None,
+                 transport: LLMTransport | None = None) -> None:
+        super().__init__(name, service, api_key=api_key, transport=transport)
         self.judge_prompt = prompt
         self.prompt_version = prompt.version
         self.usage = Usage()  # answered calls and tokens, summed over this hook's life
@@ -153,34 +154,34 @@ class LLMAsker(LLMExtractor):
 
     async def ask(self, *args: Any, max_tokens: int = 512) -> Any | None:
         """The answer, or None (warning logged) when the call failed after its retries."""
-        meter = _UsageMeter()
-        attempts = self._service.transport_retries + 1
-        for attempt in range(1, attempts + 1):
-            try:
-                answer = await self._client.create(
-                    response_model=self.judge_prompt.response_model, messages=self.judge_prompt.build(*args),
-                    max_retries=self._service.max_retries, strict=False, hooks=meter.hooks,
-                    model=self.model, max_tokens=min(self._service.max_tokens, max_tokens))
-                self.usage = self.usage + meter.usage
-                return answer
-            except Exception as exc:  # noqa: BLE001 - classified below
-                failure = self._classify(exc)
-            if isinstance(failure, _Transient) and attempt < attempts:
-                await asyncio.sleep(self._delay(attempt, failure.retry_after))
-                continue
-            reason = failure.reason if isinstance(failure, _Transient) else failure
-            self.usage = self.usage + meter.usage
+        prompt = self.judge_prompt
+        try:
+            answer, calls = await self.transport.ask(prompt.version.rsplit("-v", 1)[0], prompt.version,
+                                                     prompt.response_model, lambda: prompt.build(*args),
+                                                     max_tokens=max_tokens)
+        except LLMFailed as failed:
+            self.usage = self.usage + usage_of(failed.calls)
             log.warning("%s by %s:%s failed (%s); the deterministic rule decides", self.prompt_version,
-                        self.backend, self.model, reason)
+                        self.backend, self.model, failed.reason)
             return None
-        raise AssertionError("unreachable")
+        self.usage = self.usage + usage_of(calls)
+        return answer
+
+    shared: "_SharedTransport | None" = None
+
+    async def aclose(self) -> None:
+        if self.shared is not None:
+            await self.shared.release()
+        else:
+            await super().aclose()
 
 
 class LLMPredicateResolver(LLMAsker):
     """`PredicateResolver`: "one" for this write when the new value contradicts a current one."""
 
-    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None) -> None:
-        super().__init__(name, service, PREDICATE_CONTRADICTION, api_key=api_key)
+    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None,
+                 transport: LLMTransport | None = None) -> None:
+        super().__init__(name, service, PREDICATE_CONTRADICTION, api_key=api_key, transport=transport)
 
     async def cardinality(self, namespace: str, predicate: str, *, subject: str = "", new_value: str = "",
                           current_values: Sequence[str] = ()) -> Cardinality | None:
@@ -194,8 +195,9 @@ class LLMPredicateResolver(LLMAsker):
 class LLMCorrectionJudge(LLMAsker):
     """`CorrectionJudge`: AUDN by the LLM; None (the policy decides) without neighbours or on failure."""
 
-    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None) -> None:
-        super().__init__(name, service, CORRECTION_AUDN, api_key=api_key)
+    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None,
+                 transport: LLMTransport | None = None) -> None:
+        super().__init__(name, service, CORRECTION_AUDN, api_key=api_key, transport=transport)
 
     async def judge(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Verdict | None:
         if not neighbours:
@@ -220,8 +222,9 @@ class LLMCorrectionJudge(LLMAsker):
 class LLMClusterLabeler(LLMAsker):
     """`ClusterLabeler`: the LLM's label; None (keyphrases) on failure or a blank answer."""
 
-    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None) -> None:
-        super().__init__(name, service, CLUSTER_LABEL, api_key=api_key)
+    def __init__(self, name: str, service: LLMService, *, api_key: SecretStr | None = None,
+                 transport: LLMTransport | None = None) -> None:
+        super().__init__(name, service, CLUSTER_LABEL, api_key=api_key, transport=transport)
 
     async def label(self, rule_texts: Sequence[str]) -> str | None:
         answer = await self.ask(list(rule_texts)[:20], max_tokens=128)
@@ -233,36 +236,50 @@ class LLMClusterLabeler(LLMAsker):
 
 def service_for(settings: Settings) -> tuple[str, LLMService, SecretStr | None] | None:
     """The service `extractor_for` would use, or None when extraction is offline."""
-    backend, services = settings.memory.indexing.backend, settings.llm.services
-    if backend == "auto":
-        key = api_key_from_env("anthropic")
-        if key is None:
-            return None
-        name, service = next(((n, s) for n, s in services.items() if s.provider == "anthropic"),
-                             ("anthropic", LLMService()))
-        return name, service, key
-    if backend in services:
-        return backend, services[backend], None
-    return None
+    try:
+        return _service_for(settings)
+    except ValueError:
+        return None
 
 
 def install(memory: "AsyncMemory") -> list[LLMAsker]:
     """Set the hooks left None to their LLM implementations; returns those it created."""
     found = service_for(memory.settings)
-    if found is None:
+    if found is None or None not in (memory.predicate_resolver, memory.correction_judge, memory.correction_labeler):
         return []
     name, service, key = found
     made: list[LLMAsker] = []
     try:
-        if memory.predicate_resolver is None:
-            memory.predicate_resolver = resolver = LLMPredicateResolver(name, service, api_key=key)
-            made.append(resolver)
-        if memory.correction_judge is None:
-            memory.correction_judge = judge = LLMCorrectionJudge(name, service, api_key=key)
-            made.append(judge)
-        if memory.correction_labeler is None:
-            memory.correction_labeler = labeler = LLMClusterLabeler(name, service, api_key=key)
-            made.append(labeler)
+        transport = LLMTransport(name, service, api_key=key)
     except ValueError as exc:  # no API key: the hooks stay deterministic
         log.warning("LLM hooks not installed: %s", exc)
+        return made
+    shared = _SharedTransport(transport)
+    if memory.predicate_resolver is None:
+        memory.predicate_resolver = resolver = LLMPredicateResolver(name, service, transport=shared.use())
+        made.append(resolver)
+    if memory.correction_judge is None:
+        memory.correction_judge = judge = LLMCorrectionJudge(name, service, transport=shared.use())
+        made.append(judge)
+    if memory.correction_labeler is None:
+        memory.correction_labeler = labeler = LLMClusterLabeler(name, service, transport=shared.use())
+        made.append(labeler)
+    for hook in made:
+        hook.shared = shared  # the last hook closed closes the client
     return made
+
+
+class _SharedTransport:
+    """One client for the hooks `install` made; closed when the last of them is."""
+
+    def __init__(self, transport: LLMTransport) -> None:
+        self.transport, self.users = transport, 0
+
+    def use(self) -> LLMTransport:
+        self.users += 1
+        return self.transport
+
+    async def release(self) -> None:
+        self.users -= 1
+        if self.users <= 0:
+            await self.transport.aclose()

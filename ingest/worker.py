@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, Mapping
 
 from ingest.job_kinds import KINDS, JobKind
 from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError
+from kg.llm_usage import add_usage, metering
 from kg.config import JobSettings
 from kg.job_models import Job, RunReport
 
@@ -68,11 +69,15 @@ class Worker:
         job = run.job
         log.info("job %s (%s %s/%s) attempt %d on %s", job.id, job.kind, job.namespace, job.target, job.attempts,
                  self.name)
-        handler = asyncio.create_task(self.kinds[job.kind].handler(self.memory, run))
+        with metering() as meter:  # every LLM call the handler makes, whatever it is for
+            handler = asyncio.create_task(self.kinds[job.kind].handler(self.memory, run))
         lost = asyncio.Event()
         beat = asyncio.create_task(self._heartbeat(run, handler, lost))
         try:
-            outputs = await handler
+            try:
+                outputs = await handler
+            finally:
+                add_usage(run.passes, meter)
         except asyncio.CancelledError:
             if not lost.is_set():
                 raise

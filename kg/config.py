@@ -80,7 +80,10 @@ class EmbeddingSettings(BaseModel):
 class SessionSettings(BaseModel):
     gap_minutes: float = Field(30, gt=0)  # a longer silence starts a new session
     idle_minutes: float = Field(30, gt=0)  # a session idle this long is closed
-    summarize_every_messages: int = Field(20, ge=1)
+    summarize_every_messages: int = Field(20, ge=1)  # an open session's summary is kept current this often
+    # with an LLM, an open session is summarized by it at most every this many turns (offline in
+    # between; 0: only when it closes); see docs/llm-cost.md
+    llm_summary_every_messages: int = Field(50, ge=0)
 
 
 class IngestSettings(BaseModel):
@@ -182,7 +185,8 @@ class SummarySettings(BaseModel):
     """Session summaries (`Memory.close_session`, `summarize_due`); the triggers are in [session]."""
 
     token_budget: int = Field(6000, ge=200)  # no summarizer call sees more (tokens of ~4 characters)
-    window_turns: int = Field(40, ge=2)  # longer sessions get a window summary every this many turns
+    # None: windows are cut by token_budget alone; a number also caps the turns of one window
+    window_turns: int | None = Field(None, ge=2)
     rollup_fanout: int = Field(8, ge=2)  # at most this many summaries roll up into one meta summary
     central_turns: int = Field(4, ge=1)  # turns the offline (extractive) summary quotes
     keyphrases: int = Field(8, ge=1)  # topics the offline summary lists

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -33,6 +33,7 @@ class SessionIndexReport(BaseModel):
     llm_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    calls: list[dict[str, Any]] = Field(default_factory=list)  # per LLM call: purpose, model, prompt, tokens, latency
     error: str | None = None  # extraction_failed: the reason (redacted, safe to show)
     failures: int = 0  # extraction_failed: how many times in a row it failed
 

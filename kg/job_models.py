@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 JobStatus = Literal["queued", "running", "done", "dead"]  # dead: dead-lettered after max_attempts
 JOB_STATUSES: tuple[str, ...] = ("queued", "running", "done", "dead")
@@ -38,7 +38,22 @@ class Job(BaseModel):
     lease_until: datetime | None = None
     worker: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
-    pass_outputs: dict[str, Any] = Field(default_factory=dict)
+    pass_outputs: dict[str, Any] = Field(default_factory=dict)  # "llm": the LLM calls of every attempt
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def llm_calls(self) -> int:
+        return int((self.pass_outputs.get("llm") or {}).get("llm_calls", 0))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def input_tokens(self) -> int:
+        return int((self.pass_outputs.get("llm") or {}).get("input_tokens", 0))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def output_tokens(self) -> int:
+        return int((self.pass_outputs.get("llm") or {}).get("output_tokens", 0))
 
     @classmethod
     def from_node(cls, props: Mapping[str, Any]) -> "Job":
@@ -46,6 +61,8 @@ class Job(BaseModel):
         values = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
         for key in ("params", "pass_outputs"):
             values[key] = json.loads(values.get(key) or "{}")
+        for key in ("llm_calls", "input_tokens", "output_tokens"):
+            values.pop(key, None)  # computed from pass_outputs
         values.pop("claim", None)  # the fencing token stays with the worker that holds it
         return cls.model_validate(values)
 

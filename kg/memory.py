@@ -223,7 +223,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         from ingest.summaries.writer import SessionSummarizer
 
         if self.summarizer is None:
-            self.summarizer = summarizer_for(self.settings, self.embedder)
+            self.summarizer = summarizer_for(self.settings, self.embedder, self.store)
         return SessionSummarizer(self.store, self.embedder, self.settings, self.summarizer)
 
     async def close_session(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:

@@ -143,6 +143,9 @@ class Session(BaseModel):
     ended_at: datetime
     message_count: int
     status: str
+    llm_calls: int = 0  # what indexing and summarizing it cost, summed over every run
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 class SessionTurns(BaseModel):

@@ -84,10 +84,12 @@ def _turn_ids(request: SeenRequest) -> list[str]:
 
 
 def anthropic_echo(request: SeenRequest) -> Reply:
-    """A valid Anthropic tool_use answer naming the chunk's first turn, with usage estimated
+    """A valid Anthropic tool_use answer (extraction, or the session call's extraction and summary)
+    naming the chunk's first turn, with usage estimated
     from the request size (4 characters per token): for measuring what extraction sends."""
     ids = _turn_ids(request) or ["t0"]
-    answer = {"decisions": [{"text": f"Reviewed {len(ids)} turns.", "evidence_turn_ids": [ids[0]]}]}
+    answer = {"decisions": [{"text": f"Reviewed {len(ids)} turns.", "evidence_turn_ids": [ids[0]]}],
+              "summary": {"text": f"A conversation of {len(ids)} turns."}}  # what the session call also asks
     return Reply(
         body={
             "id": f"msg_fake{len(ids):04d}",

@@ -179,8 +179,10 @@ def extraction_answer(request: SeenRequest) -> Reply:
         "relationships": [{"from": "Dana", "relation": "works_at", "to": "Acme Robotics",
                            "evidence_turn_ids": [ids[0]]}],
         "decisions": [{"text": "Dana will visit the Lisbon office.", "evidence_turn_ids": [ids[-1]]}],
+        "summary": {"text": "Dana moved to Lisbon with Anna and will visit the Acme Robotics office.",
+                    "topics": ["moving to Lisbon"], "outcome": "success"},
     }
-    return _tool_use("ExtractionResult", answer, request)
+    return _tool_use("SessionAnswer", answer, request)
 
 
 def _tool_use(name: str, answer: dict[str, Any], request: SeenRequest) -> Reply:
@@ -203,7 +205,7 @@ async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, na
         fake_llm.script(extraction_answer)
         good = await memory.index_session(namespace, "good")
         assert (good.status, good.extractor, good.model, good.prompt_version) == (
-            "indexed", "fake", "claude-haiku-4-5", "extract-v1")
+            "indexed", "fake", "claude-haiku-4-5", "session-v1")
         assert good.llm_calls == 1 and good.input_tokens > 100 and good.entities_created == 4 and good.facts == 1
         shape = await graph_shape(memory, namespace)
 
@@ -218,12 +220,14 @@ async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, na
         assert s["s"]["extraction_status"] == "extraction_failed" and s["s"]["extraction_failures"] == 1
         assert s["s"]["extraction_requests"] == 3 and KEY not in s["s"]["extraction_error"]
 
-        # Dana is the speaker (an identifier); a bare "Anna" is ambiguous: stage 5 asks the same LLM.
-        fake_llm.script(extraction_answer, lambda r: _tool_use("Adjudication", {"candidate": 1}, r))
+        # Dana is the speaker (an identifier); a bare "Anna" is ambiguous: stage 5 asks the same LLM,
+        # every ambiguity of the batch in one numbered call.
+        fake_llm.script(extraction_answer,
+                        lambda r: _tool_use("Rulings", {"answers": [{"question": 1, "candidate": 1}]}, r))
         retried = await memory.index_pending(namespace)
         assert [(r.session_id, r.status) for r in retried.sessions] == [("flaky", "indexed")]
         assert retried.sessions[0].entities_merged == 4 and retried.totals["llm_calls"] == 2  # extract, adjudicate
-        assert fake_llm.requests[-1].body["messages"][0]["content"].startswith('Mention: "Anna" (type person)')
+        assert fake_llm.requests[-1].body["messages"][0]["content"].startswith('Question 1.\nMention: "Anna" (type person)')
         assert fake_llm.remaining() == 0
         [s] = await rows(memory, "MATCH (s:Session {namespace: $ns, id: 'flaky'}) RETURN s {.*} AS s", ns=namespace)
         assert s["s"]["extraction_status"] == "indexed" and s["s"]["extraction_failures"] == 0
@@ -258,7 +262,8 @@ async def test_llm_settles_only_ambiguous_mentions(memory: AsyncMemory, namespac
     [status] = await resolver.resolve(memory.store, namespace, [Mention("Loyalty Status", "concept")])
     [exact] = await resolver.resolve(memory.store, namespace, [Mention("loyalty status", "concept")])
     assert fake_llm.count() == 0 and exact.entity_id == status.entity_id  # settled without the LLM
-    fake_llm.script(lambda request: _tool_use("Adjudication", {"candidate": candidate, "reason": "same tier"}, request))
+    fake_llm.script(lambda request: _tool_use("Rulings", {"answers": [{"question": 1, "candidate": candidate}]},
+                                              request))
     [tier] = await resolver.resolve(memory.store, namespace, [Mention("loyalty tier", "concept")])
     assert fake_llm.count() == 1
     prompt = fake_llm.requests[0].text()

@@ -1,5 +1,7 @@
 MATCH (s:Session)
 WHERE s.namespace = $namespace
-RETURN s {.id, .namespace, .started_at, .ended_at, .message_count, .status} AS session
+RETURN s {.id, .namespace, .started_at, .ended_at, .message_count, .status,
+           llm_calls: coalesce(s.llm_calls, 0), input_tokens: coalesce(s.input_tokens, 0),
+           output_tokens: coalesce(s.output_tokens, 0)} AS session
 ORDER BY s.started_at DESC
 LIMIT $limit

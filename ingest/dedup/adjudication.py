@@ -6,26 +6,24 @@ configured. The prompt is a versioned pure function paired with its response mod
 extraction prompts); the answer names one numbered candidate or none. When the call fails the
 mention stays ambiguous and `on_ambiguous` decides, as without an LLM.
 
-The resolver is synchronous, so this uses the SDKs' synchronous clients; `GraphResolver` runs a
-batch's resolution in a worker thread when an adjudicator is set, so the event loop stays free.
+The resolver is synchronous: `GraphResolver` first resolves a batch without answers to collect its
+ambiguities, asks them all in one call (`settle`, `adjudicate-batch-v1`), then resolves again with
+the answers. A plain callable adjudicator is still called per mention from a worker thread.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
-
-import anthropic
-import instructor
-import openai
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from ingest.dedup.model import Entity
 from ingest.dedup.profile import Profile
 from ingest.dedup.resolver import NONE_OF_THEM
 from ingest.extraction.extractor import Usage
+from ingest.extraction.llm import usage_of
 from kg.config import LLMService, Settings, api_key_from_env
+from kg.llm import LLMFailed, LLMTransport
 
 log = logging.getLogger(__name__)
 
@@ -78,46 +76,90 @@ def adjudicate_v1(mention: Profile, candidates: Sequence[Entity]) -> Messages:
     return [{"role": "system", "content": _SYSTEM_V1}, {"role": "user", "content": "\n".join(lines)}]
 
 
+class Ruling(BaseModel):
+    question: int = Field(description="Number of the question answered.")
+    candidate: int | None = Field(None, description="Number of the candidate the mention refers to, or null.")
+
+
+class Rulings(BaseModel):
+    """One answer per numbered question."""
+
+    answers: list[Ruling] = Field(default_factory=list)
+
+
+_BATCH_SYSTEM_V1 = _SYSTEM_V1.replace("A new mention could", "Each numbered question is a new mention that could") + \
+    " Answer every question, by its number."
+
+
+def adjudicate_batch_v1(questions: Sequence[tuple[Profile, Sequence[Entity]]]) -> Messages:
+    blocks = []
+    for q, (mention, candidates) in enumerate(questions, 1):
+        body = adjudicate_v1(mention, candidates)[1]["content"].replace("\nWhich candidate is the mention, if any?", "")
+        blocks.append(f"Question {q}.\n{body}")
+    user = "\n\n".join(blocks) + "\n\nFor each question: which candidate is the mention, if any?"
+    return [{"role": "system", "content": _BATCH_SYSTEM_V1}, {"role": "user", "content": user}]
+
+
+ADJUDICATE_BATCH_V1 = "adjudicate-batch-v1"
+
+
 class LLMAdjudicator:
-    """`Adjudicate` through one `[llm.services.<name>]` endpoint (instructor, synchronous)."""
+    """`Adjudicate` through the LLM transport of one `[llm.services.<name>]` endpoint. The resolver
+    asks through `settle`: every ambiguity of a batch in one call (see `GraphResolver`); a single
+    call (`__call__`, from the resolver's worker thread) is bridged onto the transport's loop."""
 
     prompt_version = ADJUDICATE_V1
 
-    def __init__(self, name: str, service: LLMService, max_candidates: int = 5) -> None:
+    def __init__(self, name: str, service: LLMService, max_candidates: int = 5,
+                 transport: LLMTransport | None = None) -> None:
         self.backend, self.model, self.service = name, service.model, service
         self.max_candidates = max_candidates
         self.usage = Usage()  # answered calls and tokens, summed over this adjudicator's life
-        key = service.api_key or api_key_from_env(service.provider)
-        options: dict[str, Any] = {"api_key": key.get_secret_value() if key else "not-needed",
-                                   "timeout": service.timeout_s, "max_retries": service.transport_retries}
-        if service.base_url:
-            options["base_url"] = service.base_url
-        mode = instructor.Mode.TOOLS if service.mode == "tools" else instructor.Mode.JSON
-        if service.provider == "anthropic":
-            self._sdk: Any = anthropic.Anthropic(**options)
-            self._client = instructor.from_anthropic(self._sdk, mode=mode)
-        else:
-            self._sdk = openai.OpenAI(**options)
-            self._client = instructor.from_openai(self._sdk, mode=mode)
+        self.transport = transport or LLMTransport(name, service)
+        self._owns = transport is None
 
     def __call__(self, mention: Profile, candidates: Sequence[Entity]) -> str | None:
         shown = list(candidates)[: self.max_candidates]
         try:
-            answer, completion = self._client.create_with_completion(
-                model=self.model, max_tokens=min(self.service.max_tokens, 512), response_model=Adjudication,
-                messages=adjudicate_v1(mention, shown), max_retries=self.service.max_retries,
-                context={"candidates": len(shown)}, strict=False)
+            answer, calls = self.transport.ask_blocking(
+                "adjudication", ADJUDICATE_V1, Adjudication, adjudicate_v1(mention, shown),
+                context={"candidates": len(shown)}, max_tokens=512)
         except Exception as exc:  # noqa: BLE001 - any failure leaves the mention ambiguous
             log.warning("entity adjudication by %s:%s failed (%s); left ambiguous", self.backend, self.model,
-                        type(exc).__name__)
+                        getattr(exc, "reason", type(exc).__name__))
+            self.usage = self.usage + usage_of(getattr(exc, "calls", []))
             return None
-        u = getattr(completion, "usage", None)
-        self.usage = self.usage + Usage(1, int(getattr(u, "input_tokens", None) or getattr(u, "prompt_tokens", 0) or 0),
-                                        int(getattr(u, "output_tokens", None) or getattr(u, "completion_tokens", 0) or 0))
+        self.usage = self.usage + usage_of(calls)
         return shown[answer.candidate - 1].id if answer.candidate else NONE_OF_THEM
 
+    async def settle(self, questions: Sequence[tuple[Profile, Sequence[Entity]]]) -> list[str | None]:
+        """Ids (or NONE_OF_THEM, or None: undecided) for every question, in one call."""
+        shown = [(m, list(c)[: self.max_candidates]) for m, c in questions]
+        if not shown:
+            return []
+        try:
+            answer, calls = await self.transport.ask(
+                "adjudication", ADJUDICATE_BATCH_V1, Rulings, adjudicate_batch_v1(shown),
+                max_tokens=min(4096, 128 + 64 * len(shown)))
+        except LLMFailed as failed:
+            log.warning("entity adjudication by %s:%s failed (%s); left ambiguous", self.backend, self.model,
+                        failed.reason)
+            self.usage = self.usage + usage_of(failed.calls)
+            return [None] * len(shown)
+        self.usage = self.usage + usage_of(calls)
+        out: list[str | None] = [None] * len(shown)
+        for r in answer.answers:
+            if 1 <= r.question <= len(shown):
+                cands = shown[r.question - 1][1]
+                if r.candidate is None:
+                    out[r.question - 1] = NONE_OF_THEM
+                elif 1 <= r.candidate <= len(cands):
+                    out[r.question - 1] = cands[r.candidate - 1].id
+        return out
+
     async def aclose(self) -> None:
-        self._sdk.close()
+        if self._owns:
+            await self.transport.aclose()
 
 
 def adjudicator_for(settings: Settings) -> LLMAdjudicator | None:

@@ -194,6 +194,8 @@ def alias_keys(name: str, entity_type: str) -> set[str]:
         keys.add("acr:" + normalize_name(name).replace(" ", ""))
     if entity_type == "person":
         person = parse_person(name)
+        if person.first and not person.is_initial:  # blocks a bare "Tom" with "Tom Becker" and "Tom Baker"
+            keys.add(f"given:{person.first}")
         if person.first and person.last:
             keys.add(f"init:{person.first[0]} {person.last}")
             if not person.is_initial:

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from neo4j.exceptions import ConstraintError
 
 from ingest.dedup.entity import absorb
-from ingest.dedup.model import Mention, Resolution
+from ingest.dedup.model import Entity, Mention, Resolution
 from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
 from ingest.dedup.profile import Profile, profile
 from ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
@@ -173,26 +173,41 @@ class GraphResolver:
         self, found: Prefetch, mentions: Sequence[Mention], given: Mapping[int, Sequence[float]],
         aliases: Mapping[int, Sequence[str]] | None, embedding: bool = True,
     ) -> tuple[BatchSource, set[int], list[Resolution]]:
-        """The stream over the batch, in memory: (the overlay, mentions embedded, resolutions)."""
+        """The stream over the batch, in memory: (the overlay, mentions embedded, resolutions). An
+        adjudicator with `settle` gets the batch's ambiguities in one call: a first pass collects
+        them (unanswered), the second resolves with the answers (a question the answers changed
+        and nobody asked stays ambiguous)."""
+        adjudicate = self.adjudicate if embedding else None
+        settle = getattr(adjudicate, "settle", None)
+        if settle is None:
+            if adjudicate is None:
+                return self._in_memory(found, mentions, given, aliases, embedding, None)
+            # An adjudicator calls an LLM (blocking): then resolve in a worker thread.
+            return await asyncio.to_thread(self._in_memory, found, mentions, given, aliases, embedding, adjudicate)
+        asked: list[tuple[Profile, list[Entity]]] = []
+        self._in_memory(found, mentions, given, aliases, embedding, lambda p, c: asked.append((p, list(c))))
+        if not asked:
+            return self._in_memory(found, mentions, given, aliases, embedding, None)
+        answers = dict(zip((_question(p, c) for p, c in asked), await settle(asked)))
+        return self._in_memory(found, mentions, given, aliases, embedding,
+                               lambda p, c: answers.get(_question(p, c)))
+
+    def _in_memory(
+        self, found: Prefetch, mentions: Sequence[Mention], given: Mapping[int, Sequence[float]],
+        aliases: Mapping[int, Sequence[str]] | None, embedding: bool, adjudicate: Adjudicate | None,
+    ) -> tuple[BatchSource, set[int], list[Resolution]]:
         source = BatchSource(found)
         vectors = _Given(given, source)
         counter = iter(range(1, 1_000_000))
-        adjudicate = self.adjudicate if embedding else None
         resolver = Resolver(source, self.settings, vectors if embedding and self.embedder is not None else None,
                             new_id=lambda: f"new:{next(counter)}", adjudicate=adjudicate)
-
-        def resolve_all() -> list[Resolution]:
-            resolutions: list[Resolution] = []
-            for i, mention in enumerate(mentions):
-                source.at = i
-                resolutions.append(resolver.resolve(mention))
-                for alias in (aliases or {}).get(i, ()):
-                    alias_profile = profile(Mention(alias, mention.type), self.settings)
-                    source.save(absorb(source.saved[resolutions[-1].entity_id], alias_profile))
-            return resolutions
-
-        # An adjudicator calls an LLM (blocking): then resolve in a worker thread.
-        resolutions = await asyncio.to_thread(resolve_all) if adjudicate is not None else resolve_all()
+        resolutions: list[Resolution] = []
+        for i, mention in enumerate(mentions):
+            source.at = i
+            resolutions.append(resolver.resolve(mention))
+            for alias in (aliases or {}).get(i, ()):
+                alias_profile = profile(Mention(alias, mention.type), self.settings)
+                source.save(absorb(source.saved[resolutions[-1].entity_id], alias_profile))
         return source, vectors.used, resolutions
 
     def _open_by_names(self, found: Prefetch, mentions: Sequence[Mention],
@@ -302,3 +317,7 @@ class _NewId:
 
 def name_id(entity: str, text: str) -> str:
     return "en_" + hashlib.sha256(f"{entity}\x1f{text}".encode()).hexdigest()[:24]
+
+
+def _question(mention: Profile, candidates: Sequence[Entity]) -> tuple[str, str, tuple[str, ...]]:
+    return mention.mention.name, mention.mention.type, tuple(c.id for c in candidates)

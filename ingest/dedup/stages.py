@@ -66,6 +66,8 @@ def person_decision(name: str, candidate_names: tuple[str, ...], settings: Dedup
     if mention.last is None:  # a bare given name says little: a repeat is left to someone else
         if any(o.first == mention.first and o.last is None for o in others):
             return MatchDecision("exact", 1.0, "ambiguous", "bare given name")
+        if any(o.first == mention.first and o.is_full for o in others):  # "Tom" beside "Tom Becker"
+            return MatchDecision("exact", 0.9, "ambiguous", "bare given name beside a full name")
         return None
     full = [o for o in others if o.is_full]
     if mention.is_initial:

@@ -80,6 +80,7 @@ class Prompt:
     version: str
     build: Callable[[ChunkInput], Messages]
     response_model: type[ExtractionResult]
+    purpose: str = "extraction"  # what the usage meter records the calls under
 
 
 EXTRACT = Prompt(EXTRACT_V1, extract_v1, ExtractionResult)  # the prompt extraction uses now

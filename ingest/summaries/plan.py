@@ -1,7 +1,7 @@
 """How a session is cut so that no summarizer call sees more than the token budget (pure).
 
-A session that fits `window_turns` turns and `token_budget` tokens is summarized in one call.
-A longer one is cut on turn boundaries into windows of at most that many turns and tokens; the
+A session that fits `token_budget` tokens is summarized in one call. A longer one is cut on turn
+boundaries into windows of at most that many tokens (and `window_turns` turns, if set); the
 window summaries are rolled up in groups of at most `rollup_fanout` summaries and
 `token_budget` tokens into meta summaries, level by level, until one call can summarize the rest.
 Earlier windows never change as a session grows (only the last one does), so their summaries
@@ -48,9 +48,10 @@ def _pack(items: Sequence[T], cost: Callable[[T], int], max_items: int, budget: 
     return groups
 
 
-def windows(turns: Sequence[ChunkTurn], window_turns: int, budget: int) -> list[list[ChunkTurn]]:
-    """Consecutive runs of at most `window_turns` turns and `budget` tokens, each turn fitted."""
-    return _pack([fit_turn(t, budget) for t in turns], turn_tokens, window_turns, budget)
+def windows(turns: Sequence[ChunkTurn], window_turns: int | None, budget: int) -> list[list[ChunkTurn]]:
+    """Consecutive runs of at most `budget` tokens (and `window_turns` turns, when set), each
+    turn fitted: their number follows the session's size in tokens."""
+    return _pack([fit_turn(t, budget) for t in turns], turn_tokens, window_turns or len(turns) or 1, budget)
 
 
 def part_tokens(part: Part) -> int:

@@ -65,5 +65,5 @@ def parts_chunk(session_id: str, namespace: str, parts: list[Part]) -> ChunkInpu
     return ChunkInput(session_id=session_id, namespace=namespace, turns=turns)
 
 
-SUMMARIZE = Prompt(SUMMARIZE_V1, summarize_v1, SummaryDraft)  # type: ignore[arg-type]
-ROLLUP = Prompt(ROLLUP_V1, rollup_v1, SummaryDraft)  # type: ignore[arg-type]
+SUMMARIZE = Prompt(SUMMARIZE_V1, summarize_v1, SummaryDraft, "summary")  # type: ignore[arg-type]
+ROLLUP = Prompt(ROLLUP_V1, rollup_v1, SummaryDraft, "rollup")  # type: ignore[arg-type]

@@ -4,6 +4,10 @@ A session is summarized when it closes (`close`), when it has been idle for `[se
 idle_minutes` (it is closed then), or when `summarize_every_messages` turns arrived since its
 last summary (`due`). The session summary always covers the session from its first turn. A new
 version replaces the current one of its slot: version + 1, the old one expired and kept.
+
+With an LLM, an open session's summary is kept current by the offline (extractive) summarizer;
+the LLM summarizes it when it closes, or while open at most every `[session]
+llm_summary_every_messages` turns (docs/llm-cost.md). The calls are added to the session node.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from typing import Any
 from ingest.extraction.models import ChunkTurn
 from ingest.summaries.keys import context_texts
 from ingest.summaries.models import Part, Summarizer, SummaryDraft
+from ingest.summaries.offline import OfflineSummarizer
 from ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 from ingest.turn_keys import attachment_text, stored_attachments
 from kg.config import Settings
 from kg.embeddings import Embedder
-from kg.recall_models import Summary, summary_from_props
+from kg.llm_usage import metering
+from kg.recall_models import OFFLINE_MODEL, Summary, summary_from_props
 from kg.store import Store, Tx
 
 log = logging.getLogger(__name__)
@@ -34,6 +40,9 @@ class SessionSummarizer:
         self.embedder = embedder
         self.settings = settings
         self.summarizer = summarizer
+        self.interim: Summarizer = summarizer  # what keeps an open session's summary current between LLM ones
+        if summarizer.model != OFFLINE_MODEL:
+            self.interim = OfflineSummarizer(settings.memory.summaries, embedder)
 
     # -- triggers ---------------------------------------------------------------------------
     async def close(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
@@ -74,8 +83,13 @@ class SessionSummarizer:
         await self._context_keys(turns, {r["id"]: r["context_text"] for r in rows},
                                  [attachment_text(stored_attachments(r)) for r in rows])
         current = {s.slot: s for s in await self._current(namespace, session_id)}
-        run = _Run(self, namespace, session_id, turns, vectors, current, now, open_)
-        summary = await run.session_summary()
+        chosen = await self._summarizer(namespace, session_id, len(turns), open_)
+        run = _Run(self, chosen, namespace, session_id, turns, vectors, current, now, open_)
+        with metering() as meter:
+            summary = await run.session_summary()
+        if meter.calls:
+            await self.store.write("queries/session_add_llm_usage", namespace=namespace, session_id=session_id,
+                                   **meter.totals())
         await self.store.write("queries/summaries_expire_slots", namespace=namespace, session_id=session_id,
                                keep=sorted(run.kept), now=now)
         await self.store.write(
@@ -83,6 +97,21 @@ class SessionSummarizer:
             now=now, version=summary.version, speakers=sorted({t.speaker for t in turns if t.speaker}),
         )
         return summary
+
+    async def _summarizer(self, namespace: str, session_id: str, count: int, open_: bool) -> Summarizer:
+        """Closed: the summarizer. Open: the LLM's (live) one when `llm_summary_every_messages`
+        turns came since the last LLM summary, else the interim one."""
+        if not open_ or self.interim is self.summarizer:
+            return self.summarizer
+        every = self.settings.session.llm_summary_every_messages
+        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+                                     include_expired=True)
+        done = [summary_from_props(r["summary"]) for r in rows]
+        last = max((s.message_range[1] for s in done if s.slot == SESSION_SLOT and s.model != OFFLINE_MODEL),
+                   default=0)
+        if every and count - last >= every:
+            return getattr(self.summarizer, "live", self.summarizer)
+        return self.interim
 
     async def _current(self, namespace: str, session_id: str) -> list[Summary]:
         rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
@@ -103,14 +132,14 @@ class SessionSummarizer:
 
     async def write(
         self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
-        draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime,
+        draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime, model: str | None = None,
     ) -> Summary:
         [vector] = await asyncio.to_thread(self.embedder.embed, [draft.text[: self.settings.ingest.max_embed_chars]])
         props = {
             **draft.model_dump(), "kind": kind, "slot": slot, "level": level,
             "keywords": "; ".join([*draft.topics, *draft.entities]),
             "message_range": [covered[0].idx, covered[-1].idx + 1],
-            "started_at": covered[0].ts, "ended_at": covered[-1].ts, "model": self.summarizer.model,
+            "started_at": covered[0].ts, "ended_at": covered[-1].ts, "model": model or self.summarizer.model,
             "prompt_version": prompt_version, "embedding_model": self.embedder.name,
         }
         prefix = "sum-" + hashlib.sha256(f"{namespace}\x1f{session_id}\x1f{slot}".encode()).hexdigest()[:20]
@@ -128,9 +157,10 @@ class _Run:
     """One summarization of one session: windows, rollups, the session summary; reuses every
     current summary whose slot, range, model and prompt are unchanged."""
 
-    def __init__(self, owner: SessionSummarizer, namespace: str, session_id: str, turns: list[ChunkTurn],
-                 vectors: dict[str, list[float] | None], current: dict[str, Summary], now: datetime, open_: bool) -> None:
-        self.o, self.namespace, self.session_id, self.turns = owner, namespace, session_id, turns
+    def __init__(self, owner: SessionSummarizer, summarizer: Summarizer, namespace: str, session_id: str,
+                 turns: list[ChunkTurn], vectors: dict[str, list[float] | None], current: dict[str, Summary],
+                 now: datetime, open_: bool) -> None:
+        self.o, self.s, self.namespace, self.session_id, self.turns = owner, summarizer, namespace, session_id, turns
         self.vectors, self.current, self.now, self.open_ = vectors, current, now, open_
         self.cfg = owner.settings.memory.summaries
         self.by_idx = {t.idx: t for t in turns}
@@ -138,34 +168,36 @@ class _Run:
 
     def _reusable(self, slot: str, start: int, end: int, prompt_version: str) -> Summary | None:
         old = self.current.get(slot)
-        if old and old.message_range == (start, end) and old.model == self.o.summarizer.model \
+        if old and old.message_range == (start, end) and old.model == self.s.model \
                 and old.prompt_version == prompt_version:
             return old
         return None
 
     async def _from_turns(self, kind: str, slot: str, run: list[ChunkTurn]) -> Summary:
         self.kept.add(slot)
-        version = self.o.summarizer.prompt_version
+        version = self.s.prompt_version
         old = self._reusable(slot, run[0].idx, run[-1].idx + 1, version)
         if old:
             return old
-        draft = await self.o.summarizer.summarize_turns(
-            self.session_id, run, [self.vectors.get(t.id) for t in run], self.open_)
-        return await self.o.write(self.namespace, self.session_id, kind, slot, 0, run, draft, version, [], self.now)
+        draft = await self.s.summarize_turns(self.session_id, run, [self.vectors.get(t.id) for t in run], self.open_)
+        return await self.o.write(self.namespace, self.session_id, kind, slot, 0, run, draft, version, [], self.now,
+                                  self.s.model)
 
     async def _from_parts(self, kind: str, slot: str, level: int, parts: list[Part]) -> Summary:
         self.kept.add(slot)
-        version = self.o.summarizer.rollup_prompt_version
+        version = self.s.rollup_prompt_version
         old = self._reusable(slot, parts[0].start, parts[-1].end, version)
         if old:
             return old
-        draft = await self.o.summarizer.rollup(self.session_id, parts, self.open_)
+        draft = await self.s.rollup(self.session_id, parts, self.open_)
         covered = [self.by_idx[parts[0].start], self.by_idx[parts[-1].end - 1]]
         return await self.o.write(self.namespace, self.session_id, kind, slot, level, covered, draft, version,
-                                  [p.id for p in parts], self.now)
+                                  [p.id for p in parts], self.now, self.s.model)
 
     async def session_summary(self) -> Summary:
-        cuts = windows(self.turns, self.cfg.window_turns, self.cfg.token_budget)
+        plan = getattr(self.s, "plan", None)  # the session call's windows are its chunks
+        cuts = plan(self.namespace, self.session_id, self.turns) if plan else \
+            windows(self.turns, self.cfg.window_turns, self.cfg.token_budget)
         if len(cuts) == 1:
             return await self._from_turns("session", SESSION_SLOT, cuts[0])
         parts = [_part(await self._from_turns("window", window_slot(w[0].idx), w)) for w in cuts]
