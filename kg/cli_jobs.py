@@ -85,12 +85,14 @@ def list_jobs(
         async with AsyncMemory() as memory:
             return await memory.jobs(status, kind, namespace, limit)
 
-    table = Table("id", "kind", "namespace", "target", "status", "attempts", "next / finished", "last error")
+    table = Table("id", "kind", "namespace", "target", "status", "attempts", "next / finished", "LLM calls",
+                  "tokens in/out", "last error")
     for job in run(go()):
         when = job.finished_at if job.status in ("done", "dead") else job.next_attempt_at
         error = escape((job.last_error or "")[:80])
+        tokens = f"{job.input_tokens}/{job.output_tokens}" if job.llm_calls else ""
         table.add_row(escape(job.id), job.kind, escape(job.namespace), escape(job.target), job.status,
-                      str(job.attempts), _when(when), error)
+                      str(job.attempts), _when(when), str(job.llm_calls), tokens, error)
     console.print(table)
 
 
