@@ -146,7 +146,8 @@ async def test_llm_timeout_429_and_garbage_back_off_dead_letter_then_index(
     assert report.dead == [job.id] and len(report.retrying) == 2
     dead = await memory.job(job.id)
     assert dead.status == "dead" and dead.attempts == 3 and "not JSON" in dead.last_error and KEY not in dead.last_error
-    assert fake_llm.count() == 4 and set(dead.pass_outputs) == {"plan", "chunk-0000"}
+    # the saved passes, beside the job's LLM meter ("llm")
+    assert fake_llm.count() == 4 and set(dead.pass_outputs) == {"plan", "chunk-0000", "llm"}
     session = (await cypher(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) RETURN s.extraction_status AS "
                                     "status, s.extraction_failures AS failures", ns=namespace))[0]
     assert session == {"status": "extraction_failed", "failures": 3}
@@ -180,7 +181,7 @@ async def test_llm_failure_mid_session_resumes_at_the_failed_chunk(
     job, _ = await worker.queue.enqueue(kind, namespace, "s-chunks")
     assert (await worker.drain(wait_s=15)).dead == [job.id]
     dead = await memory.job(job.id)
-    assert set(dead.pass_outputs) == {"plan", "chunk-0000"} and "HTTP 500" in dead.last_error
+    assert set(dead.pass_outputs) == {"plan", "chunk-0000", "llm"} and "HTTP 500" in dead.last_error
 
     fake_llm.fallback = anthropic_echo
     await memory.retry_job(job.id)
