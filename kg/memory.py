@@ -182,7 +182,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         """Learn (`assert`) or unlearn (`retract`) that `subject predicate object` from `valid_from`
         (default: now), recorded at transaction time `recorded_at` (default: now). A functional
         predicate's new value supersedes the old one; the same value reinforces it; nothing is
-        deleted. `object_type` makes the object an entity. See README "Facts over time"."""
+        deleted. `object_type` makes the object an entity. See docs/facts-over-time.md."""
         check_namespace(namespace)
         writer = FactWriter(self.store, self.settings, self.predicate_resolver)
         return await writer.remember(

@@ -45,7 +45,7 @@ class RulesFacade:
     ) -> CorrectionResult:
         """Record that the user corrected the agent in `session_id` (the extractor's path too). Decides
         added / reinforced / invalidated / noop against the namespace's similar corrections and
-        graduates the affected one. A session not stored yet is created. See README "Corrections and rules"."""
+        graduates the affected one. A session not stored yet is created. See docs/corrections.md."""
         from ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
 
         check_namespace(namespace)

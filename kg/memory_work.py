@@ -25,7 +25,7 @@ class WorkFacade:
         """Extract one session with the `[memory.indexing] backend` and write, in one transaction,
         its entities (through the dedup resolver), MENTIONS links, facts, relationships, corrections
         and decisions. Idempotent. When extraction fails nothing is written and the session is marked
-        `extraction_failed`. See README "Extraction and entity resolution"."""
+        `extraction_failed`. See docs/extraction.md."""
         from ingest.indexing import open_indexer
 
         async with open_indexer(self) as indexer:
@@ -46,7 +46,7 @@ class WorkFacade:
     ) -> Job:
         """Queue background work for the workers (`kg serve`, `kg jobs run-once`). Idempotent: one
         job per kind, namespace and target; a done job runs again only with `rerun`. Kinds are the
-        registered ones (`ingest.job_kinds.KINDS`). See README "Running as a service"."""
+        registered ones (`ingest.job_kinds.KINDS`). See docs/operations.md."""
         if kind not in KINDS:
             raise ValueError(f"unknown job kind {kind!r}; registered: {', '.join(sorted(KINDS))}")
         queue = JobQueue(self.store, self.settings.jobs)
