@@ -1,5 +1,5 @@
 """`AsyncMemory`'s relationships between entities over time (ingest/relationships,
-queries/relationships); see README "Relationships over time"."""
+queries/relationships); see docs/relationships.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relationships between entities as they cross the public API (see README "Relationships over time")."""
+"""Relationships between entities as they cross the public API (see docs/relationships.md)."""
 
 from __future__ import annotations
 
