@@ -28,8 +28,8 @@ from ingest.dedup import Mention, Resolution, profile
 from ingest.dedup.entity import new_entity
 from ingest.dedup.neo4j_resolver import GraphResolver, name_id
 from ingest.dedup.neo4j_source import to_props
-from kg.config import load_settings
-from kg.facts_models import entity_id, entity_key
+from services.config import load_settings
+from services.facts_models import entity_id, entity_key
 from kg.memory import AsyncMemory
 
 _CONSONANTS = "bcdfghjklmnprstvwz"

@@ -30,8 +30,8 @@ from typing import Any
 
 from ingest.extraction.chunking import turn_tokens
 from ingest.extraction.models import ChunkTurn
-from kg.config import Settings
-from kg.llm_usage import metering
+from services.config import Settings
+from services.llm_usage import metering
 from kg.memory import AsyncMemory
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens
 

@@ -37,7 +37,7 @@ import psutil
 
 from bench.ingest import OBJECTS, SUBJECTS, VERBS
 from kg import AsyncMemory, load_settings
-from kg.models import Message
+from services.models import Message
 
 HOST = "127.0.0.1"
 REPO = Path(__file__).resolve().parents[1]

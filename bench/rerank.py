@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo import percentile
-from kg.config import EmbeddingSettings
-from kg.embeddings import LocalMiniLM
+from services.config import EmbeddingSettings
+from services.embeddings import LocalMiniLM
 from queries.rerank import CrossEncoderReranker
 
 

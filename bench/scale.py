@@ -37,10 +37,10 @@ from ingest.summaries.offline import OfflineSummarizer
 from ingest.summaries.writer import SessionSummarizer
 from ingest.turns import TurnWriter
 from kg import AsyncMemory, load_settings
-from kg.config import Settings
-from kg.embeddings import Embedder
-from kg.models import Message
-from kg.neo4j_local import LocalNeo4j
+from services.config import Settings
+from services.embeddings import Embedder
+from services.models import Message
+from services.neo4j_local import LocalNeo4j
 
 PEOPLE = ["Maya", "Ravi", "Lena", "Tomasz", "Aiko", "Jon", "Gina", "Omar", "Sofia", "Kwame"]
 SUBJECTS = ["the sensor project", "our Postgres cluster", "the Kyoto trip", "my sister's wedding", "the quarterly report",

@@ -23,8 +23,8 @@ from bench.locomo import evidence_ids
 from ingest.loaders import Rejected, read_locomo
 from ingest.turn_keys import attachment_text, turn_key
 from kg import load_settings
-from kg.embeddings import embedder_for
-from kg.models import Message
+from services.embeddings import embedder_for
+from services.models import Message
 
 KS = (1, 5, 10, 20)
 KEYS: dict[str, Callable[[Message], str]] = {

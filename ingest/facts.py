@@ -30,11 +30,11 @@ from ingest.temporal import (
     plan,
     timeline,
 )
-from kg.config import Settings
-from kg.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
-from kg.limits import FieldError, check_recorded_at, check_text
-from kg.models import as_utc
-from kg.store import Store, Tx
+from services.config import Settings
+from services.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
+from services.limits import FieldError, check_recorded_at, check_text
+from services.models import as_utc
+from services.store import Store, Tx
 
 _TICK = timedelta(microseconds=1)
 

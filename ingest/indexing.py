@@ -15,31 +15,48 @@ prompt), grown since, or failed fewer than `[memory.indexing] max_failures` time
 from __future__ import annotations
 
 import logging
-from contextlib import asynccontextmanager
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import Any, Awaitable, Callable, Protocol
 
-from ingest.corrections.writer import CorrectionWriter
-from ingest.dedup.neo4j_resolver import GraphResolver
 from ingest.extraction.chunking import chunks_for, merge
 from ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
-from ingest.extraction.models import ChunkTurn, ExtractionResult
-from ingest.facts import FactWriter
-from ingest.relationships import RelationshipWriter
+from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from ingest.session_graph import Provenance, SessionGraphWriter, Written
-from kg.config import Settings
-from kg.indexing_models import IndexReport, SessionIndexReport
-from kg.llm_usage import metering
-from kg.store import Store
-
-if TYPE_CHECKING:
-    from kg.memory import AsyncMemory
+from services.config import Settings
+from services.indexing_models import IndexReport, SessionIndexReport
+from services.llm_usage import metering
+from services.store import Store
+from services.values import native
 
 log = logging.getLogger(__name__)
 
 
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
+class Steps(Protocol):
+    """Where extraction keeps its passes: a job's saved `pass_outputs` (`ingest.jobs.JobRun`), so a
+    retried attempt asks only for the chunks not answered yet; or memory alone (`OneAttempt`)."""
+
+    passes: dict[str, Any]
+
+    async def step(self, name: str, work: Callable[[], Awaitable[Any]]) -> Any: ...
+
+
+class OneAttempt:
+    """Passes held for one attempt only (a direct `index_session`)."""
+
+    def __init__(self) -> None:
+        self.passes: dict[str, Any] = {}
+
+    async def step(self, name: str, work: Callable[[], Awaitable[Any]]) -> Any:
+        if name not in self.passes:
+            self.passes[name] = await work()
+        return self.passes[name]
+
+
+class PlanGone(KeyError):
+    """The session has no turns, or a turn of a saved plan no longer exists: retrying cannot help."""
+
+    def __str__(self) -> str:  # KeyError would repr the message
+        return str(self.args[0]) if self.args else ""
 
 
 class SessionIndexer:
@@ -55,35 +72,27 @@ class SessionIndexer:
         e = self.extractor
         return Provenance(e.backend, e.model, e.prompt_version)
 
-    async def index_session(self, namespace: str, session_id: str) -> SessionIndexReport:
-        turns = await self.turns(namespace, session_id)
-        chunks = chunks_for(self.settings.memory.indexing, session_id, turns.values(), namespace)
+    async def index_session(self, namespace: str, session_id: str, steps: Steps | None = None,
+                            raise_failure: bool = False, turns: dict[str, ChunkTurn] | None = None,
+                            ) -> SessionIndexReport:
+        """Extract the session (every chunk a pass of `steps`) and write the merged result in one
+        transaction. A failed extraction writes nothing and marks the session `extraction_failed`:
+        the failed report is returned, or with `raise_failure` the `ExtractionFailed` is raised."""
+        turns = turns if turns is not None else await session_turns(self.store, namespace, session_id)
         provenance = self.provenance()
-        results: list[ExtractionResult] = []
+        own = steps is None
         with metering() as meter:
             try:
-                unmetered = Usage()
-                for chunk in chunks:
-                    before = len(meter.calls)
-                    result, cost = await self.extractor.extract(chunk)
-                    results.append(result)
-                    if cost.calls > len(meter.calls) - before:  # an extractor outside the LLM transport
-                        unmetered = unmetered + cost
+                result, unmetered, chunks, calls = await extract(self.settings, self.extractor, namespace, session_id,
+                                                                 turns, steps or OneAttempt())
             except ExtractionFailed as failed:
-                report = _report(namespace, session_id, provenance, len(chunks))
-                return await self._failed(report, meter.summary()["calls"], failed, provenance)
-        return await self.write_extracted(namespace, session_id, merge(results), unmetered, len(chunks), turns,
-                                          calls=meter.summary()["calls"])
-
-    async def turns(self, namespace: str, session_id: str) -> dict[str, ChunkTurn]:
-        rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
-        if not rows:
-            raise KeyError(f"session {session_id!r} of namespace {namespace!r} has no turns")
-        return {
-            t["id"]: ChunkTurn(id=t["id"], idx=t["idx"], role=t["role"], speaker=t["speaker"], text=t["text"],
-                               ts=_native(t["ts"]))
-            for t in (r["turn"] for r in rows)
-        }
+                # a job's answered chunks are counted when they are written, from its saved passes
+                report = _report(namespace, session_id, provenance, 0)
+                failed_report = await self._failed(report, meter.summary()["calls"] if own else [], failed, provenance)
+                if raise_failure:
+                    raise
+                return failed_report
+        return await self.write_extracted(namespace, session_id, result, unmetered, chunks, turns, calls=calls)
 
     async def write_extracted(
         self, namespace: str, session_id: str, result: ExtractionResult, usage: Usage = Usage(), chunks: int = 0,
@@ -91,10 +100,10 @@ class SessionIndexer:
     ) -> SessionIndexReport:
         """Write an extraction made elsewhere (e.g. a job's resumable per-chunk passes) as `index_session`
         would: one transaction, stamped with this indexer's extractor. `calls`: the LLM calls the
-        extraction made (records of `kg.llm_usage`); `usage` counts extraction calls not recorded
+        extraction made (records of `services.llm_usage`); `usage` counts extraction calls not recorded
         (an extractor outside the transport). The write's own calls (judges, adjudication) are
         metered here; the sum is reported and added to the session."""
-        turns = turns if turns is not None else await self.turns(namespace, session_id)
+        turns = turns if turns is not None else await session_turns(self.store, namespace, session_id)
         provenance = self.provenance()
         report = _report(namespace, session_id, provenance, chunks)
         with metering() as meter:
@@ -151,27 +160,68 @@ def _counts(report: SessionIndexReport, written: Written) -> SessionIndexReport:
     return report.model_copy(update=vars(written))
 
 
-@asynccontextmanager
-async def open_indexer(memory: AsyncMemory, extractor: Extractor | None = None) -> AsyncIterator[SessionIndexer]:
-    """An indexer wired to `memory` (its store, embedder, fact and correction hooks) with the
-    `[memory.indexing] backend` extractor, closed afterwards."""
-    from ingest.dedup.adjudication import adjudicator_for
-    from ingest.extraction.session import session_extractor_for  # loads the LLM SDKs: only when indexing runs
+async def session_turns(store: Store, namespace: str, session_id: str) -> dict[str, ChunkTurn]:
+    """A session's turns by id, as extraction reads them; `PlanGone` when it has none."""
+    rows = await store.read("queries/session_turns", namespace=namespace, session_id=session_id)
+    if not rows:
+        raise PlanGone(f"session {session_id!r} of namespace {namespace!r} has no turns")
+    return {
+        t["id"]: ChunkTurn(id=t["id"], idx=t["idx"], role=t["role"], speaker=t["speaker"], text=t["text"],
+                           ts=native(t["ts"]))
+        for t in (r["turn"] for r in rows)
+    }
 
-    settings = memory.settings
-    own = extractor is None
-    extractor = extractor or session_extractor_for(settings, memory.store)
-    adjudicate = memory.entity_adjudicator or adjudicator_for(settings)
-    try:
-        resolver = GraphResolver(settings.memory.entity_deduplication, memory.embedder, adjudicate,
-                                 embedding_model=memory.embedder.name)
-        writer = SessionGraphWriter(
-            memory.store, resolver, FactWriter(memory.store, settings, memory.predicate_resolver),
-            CorrectionWriter(memory.store, memory.embedder, settings.memory.corrections, memory.correction_judge),
-            RelationshipWriter(memory.store, settings))
-        yield SessionIndexer(memory.store, settings, extractor, writer, adjudicate)
-    finally:
-        for closable in (extractor if own else None, adjudicate):
-            close = getattr(closable, "aclose", None)
-            if close is not None:
-                await close()
+
+async def extract(
+    settings: Settings, extractor: Extractor, namespace: str, session_id: str, turns: dict[str, ChunkTurn],
+    steps: Steps,
+) -> tuple[ExtractionResult, Usage, int, list[dict[str, Any]]]:
+    """Extraction as resumable passes: `plan` fixes which turns each chunk holds, `chunk-NNNN`
+    keeps each chunk's answer, so a retry after a crash or an LLM failure asks only for the chunks
+    not answered yet. Returns the merged result, the cost of answers the meter did not record (an
+    extractor outside the LLM transport), the chunk count and the metered calls; nothing is written
+    to the graph. Saved passes of another extractor (the configuration changed between attempts)
+    are dropped."""
+    made_by = {"backend": extractor.backend, "model": extractor.model, "prompt_version": extractor.prompt_version}
+    if steps.passes.get("plan") and {k: steps.passes["plan"].get(k) for k in made_by} != made_by:
+        steps.passes.clear()
+
+    async def plan() -> dict[str, Any]:
+        ordered = sorted(turns.values(), key=lambda t: t.idx)
+        chunks = chunks_for(settings.memory.indexing, session_id, ordered, namespace)
+        return {**made_by, "chunks": [[t.id for t in c.turns] for c in chunks]}
+
+    planned = await steps.step("plan", plan)
+    results, unmetered, count = [], Usage(), len(planned["chunks"])
+    calls: list[dict[str, Any]] = []
+    for i, ids in enumerate(planned["chunks"]):
+        chunk = _planned_chunk(settings, namespace, session_id, [_turn(turns, id) for id in ids], i, count)
+
+        async def ask(chunk: ChunkInput = chunk) -> dict[str, Any]:
+            with metering() as meter:
+                result, cost = await extractor.extract(chunk)
+            return {"result": result.model_dump(mode="json"), "usage": cost.__dict__,
+                    "calls": meter.summary()["calls"]}
+
+        saved = await steps.step(f"chunk-{i:04d}", ask)
+        results.append(ExtractionResult.model_validate(saved["result"]))
+        calls += saved.get("calls", [])
+        cost = Usage(**saved["usage"])
+        unmetered = unmetered + Usage(max(0, cost.calls - len(saved.get("calls", []))), 0, 0)
+    return merge(results), unmetered, count, calls
+
+
+def _planned_chunk(settings: Settings, namespace: str, session_id: str, turns: list[ChunkTurn], index: int,
+                   count: int) -> ChunkInput:
+    """The chunk a plan names, its turns fitted to the token budget as in the first attempt."""
+    fitted = chunks_for(settings.memory.indexing, session_id, turns, namespace)
+    seen: dict[str, ChunkTurn] = {t.id: t for c in fitted for t in c.turns}
+    return ChunkInput(session_id=session_id, namespace=namespace,
+                      turns=sorted(seen.values(), key=lambda t: t.idx), chunk_index=index, chunk_count=count)
+
+
+def _turn(turns: dict[str, ChunkTurn], id: str) -> ChunkTurn:
+    t = turns.get(id)
+    if t is None:  # a turn of the saved plan is gone: the session was deleted or rewritten
+        raise PlanGone(f"turn {id} of the saved extraction plan no longer exists")
+    return t

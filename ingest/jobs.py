@@ -18,9 +18,9 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from pydantic_core import to_jsonable_python
 
-from kg.config import JobSettings
-from kg.job_models import Job, job_id
-from kg.store import Store
+from services.config import JobSettings
+from services.job_models import Job, job_id
+from services.store import Store
 
 T = TypeVar("T")
 MAX_ERROR_CHARS = 2000

@@ -10,7 +10,7 @@
 Each is a small versioned prompt paired with its response model, asked through `LLMExtractor`'s
 client with its transport retries and redaction. Any failure logs a warning (no keys: reasons are
 redacted) and returns None, so the deterministic behaviour decides and no write is lost.
-`install(memory)` sets all three when `[memory.indexing] backend` resolves to an LLM service, by
+`llm_hooks(settings)` makes all three when `[memory.indexing] backend` resolves to an LLM service, by
 the rule `extractor_for` uses; offline leaves them None.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -27,12 +27,9 @@ from ingest.corrections.policy import Candidate, Neighbour, Verdict
 from ingest.extraction.extractor import Usage
 from ingest.extraction.llm import LLMExtractor, usage_of
 from ingest.temporal import Cardinality
-from kg.config import LLMService, Settings
-from kg.llm import LLMFailed, LLMTransport
-from kg.llm import service_for as _service_for
-
-if TYPE_CHECKING:
-    from kg.memory import AsyncMemory
+from services.config import LLMService, Settings
+from services.llm import LLMFailed, LLMTransport
+from services.llm import service_for as _service_for
 
 log = logging.getLogger(__name__)
 
@@ -242,31 +239,42 @@ def service_for(settings: Settings) -> tuple[str, LLMService, SecretStr | None] 
         return None
 
 
-def install(memory: "AsyncMemory") -> list[LLMAsker]:
-    """Set the hooks left None to their LLM implementations; returns those it created."""
-    found = service_for(memory.settings)
-    if found is None or None not in (memory.predicate_resolver, memory.correction_judge, memory.correction_labeler):
-        return []
+@dataclass
+class LLMHooks:
+    """The write-time hooks `llm_hooks` made (None: not wanted, or no LLM), and the list to close."""
+
+    predicate_resolver: LLMPredicateResolver | None = None
+    correction_judge: LLMCorrectionJudge | None = None
+    correction_labeler: LLMClusterLabeler | None = None
+    made: list[LLMAsker] = field(default_factory=list)
+
+
+def llm_hooks(settings: Settings, resolver: bool = True, judge: bool = True, labeler: bool = True) -> LLMHooks:
+    """The wanted hooks on the service `[memory.indexing] backend` resolves to, sharing one client;
+    none when extraction is offline or the key is missing (the deterministic behaviour decides)."""
+    hooks = LLMHooks()
+    found = service_for(settings)
+    if found is None or not (resolver or judge or labeler):
+        return hooks
     name, service, key = found
-    made: list[LLMAsker] = []
     try:
         transport = LLMTransport(name, service, api_key=key)
     except ValueError as exc:  # no API key: the hooks stay deterministic
         log.warning("LLM hooks not installed: %s", exc)
-        return made
+        return hooks
     shared = _SharedTransport(transport)
-    if memory.predicate_resolver is None:
-        memory.predicate_resolver = resolver = LLMPredicateResolver(name, service, transport=shared.use())
-        made.append(resolver)
-    if memory.correction_judge is None:
-        memory.correction_judge = judge = LLMCorrectionJudge(name, service, transport=shared.use())
-        made.append(judge)
-    if memory.correction_labeler is None:
-        memory.correction_labeler = labeler = LLMClusterLabeler(name, service, transport=shared.use())
-        made.append(labeler)
-    for hook in made:
+    if resolver:
+        hooks.predicate_resolver = LLMPredicateResolver(name, service, transport=shared.use())
+        hooks.made.append(hooks.predicate_resolver)
+    if judge:
+        hooks.correction_judge = LLMCorrectionJudge(name, service, transport=shared.use())
+        hooks.made.append(hooks.correction_judge)
+    if labeler:
+        hooks.correction_labeler = LLMClusterLabeler(name, service, transport=shared.use())
+        hooks.made.append(hooks.correction_labeler)
+    for hook in hooks.made:
         hook.shared = shared  # the last hook closed closes the client
-    return made
+    return hooks
 
 
 class _SharedTransport:

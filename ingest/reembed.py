@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 from ingest.turn_keys import row_key
 
-from kg.config import Settings
-from kg.embeddings import embedder_for
-from kg.store import Store
+from services.config import Settings
+from services.embeddings import embedder_for
+from services.store import Store
 
 PAGE = 512
 

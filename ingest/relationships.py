@@ -20,11 +20,11 @@ from typing import Any, Iterable, Mapping, get_args
 from ingest.facts import _transaction_time
 from ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
 from ingest.temporal import Op, Source, Span, apply, timeline
-from kg.config import Settings
-from kg.facts_models import entity_id, entity_key, predicate_key
-from kg.models import as_utc
-from kg.relationship_models import RelateResult
-from kg.store import Store, Tx
+from services.config import Settings
+from services.facts_models import entity_id, entity_key, predicate_key
+from services.models import as_utc
+from services.relationship_models import RelateResult
+from services.store import Store, Tx
 
 
 class _NoSlot(Exception):

@@ -30,9 +30,9 @@ from ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResul
 from ingest.facts import FactWriter
 from ingest.reconcile import Asserted, event_ids, reason, stale
 from ingest.relationships import RelationshipWriter
-from kg.facts_models import entity_id, entity_key
-from kg.models import as_utc
-from kg.store import Store, Tx
+from services.facts_models import entity_id, entity_key
+from services.models import as_utc
+from services.store import Store, Tx
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
 

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from kg.models import Message
+from services.models import Message
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from typing import Any, AsyncIterator, Callable, Iterable
 
 from ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id
 from ingest.turn_keys import turn_key
-from kg.config import Settings
-from kg.embeddings import Embedder
-from kg.models import IngestReport, Message, attachment_columns
-from kg.store import Store, Tx
+from services.config import Settings
+from services.embeddings import Embedder
+from services.models import IngestReport, Message, attachment_columns
+from services.store import Store, Tx
 
 log = logging.getLogger(__name__)
 

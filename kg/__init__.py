@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kg.config import Settings, load_settings
+from services.config import Settings, load_settings
 
 if TYPE_CHECKING:
     from kg.client import AsyncClient, Client
@@ -14,8 +14,8 @@ __all__ = ["AsyncClient", "AsyncMemory", "Client", "Memory", "Settings", "load_s
 
 
 def __getattr__(name: str) -> Any:
-    # The facade imports the write and read paths, which import kg's modules: loading it lazily
-    # lets `import ingest.facts` (or any module) come first without a circular import.
+    # Loaded on first use: the facade imports the write and read paths and the driver, which a
+    # door like `kg --help` or `kg neo4j start` does not need.
     if name in ("AsyncMemory", "Memory"):
         from kg import memory
 

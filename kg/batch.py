@@ -4,14 +4,13 @@ or `rejected` with its errors, and the valid ones are stored."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kg.config import Settings
-from kg.limits import SessionId, Timestamp
-from kg.models import ATTACHMENTS_MAX, Attachment, Message, Role
+from services.config import Settings
+from services.limits import SessionId, Timestamp
+from services.models import ATTACHMENTS_MAX, Attachment, Message, Role
 
 
 class MessageIn(BaseModel):

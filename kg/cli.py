@@ -19,12 +19,12 @@ from kg.cli_forget import forget_app
 from kg.cli_index import index
 from kg.cli_jobs import jobs_app, reindex, serve
 from kg.cli_search import print_hits, search
-from kg.config import load_settings
-from kg.embeddings import EmbeddingError
+from services.config import load_settings
+from services.embeddings import EmbeddingError
 from kg.memory import AsyncMemory
-from kg.models import NAMESPACE_RULE, IngestReport, Message, valid_namespace
-from kg.neo4j_local import LocalNeo4j, LocalServerError
-from kg.store import Store, StoreError
+from services.models import NAMESPACE_RULE, IngestReport, Message, valid_namespace
+from services.neo4j_local import LocalNeo4j, LocalServerError
+from services.store import Store, StoreError
 
 app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
                    rich_markup_mode=None)
@@ -294,9 +294,9 @@ def import_graphiti(
     """Read a Graphiti graph (episodes, entities, RELATES_TO edges) into a namespace."""
     import re
 
-    from ingest.graphiti_import import GraphitiSource
-    from ingest.graphiti_import import import_graphiti as run_import
-    from kg.store import resolve_connection
+    from kg.graphiti_import import GraphitiSource
+    from kg.graphiti_import import import_graphiti as run_import
+    from services.store import resolve_connection
 
     if source not in ("stated", "observed", "inferred", "system"):
         err.print(f"[red]error:[/] unknown --source {escape(repr(source))}; use stated, observed, inferred or system")

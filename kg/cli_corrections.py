@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.terminal import NAMESPACE, console, err, run
-from kg.correction_models import STATUSES
+from services.correction_models import STATUSES
 from kg.memory import AsyncMemory
 
 corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.",

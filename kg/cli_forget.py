@@ -7,7 +7,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.models import Erasure, check_namespace
+from services.models import Erasure, check_namespace
 from kg.terminal import NAMESPACE, console, err, run
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "

@@ -8,8 +8,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.config import load_settings
-from kg.indexing_models import IndexReport, SessionIndexReport
+from services.config import load_settings
+from services.indexing_models import IndexReport, SessionIndexReport
 from kg.memory import AsyncMemory
 from kg.terminal import console, err, run
 

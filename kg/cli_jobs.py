@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.terminal import NAMESPACE, console, err, instant, run
-from kg.config import load_settings
-from kg.job_models import JOB_STATUSES, Job
+from services.config import load_settings
+from services.job_models import JOB_STATUSES, Job
 from kg.memory import AsyncMemory
 
 jobs_app = typer.Typer(help="The background job queue: run, list, retry, purge.", no_args_is_help=True,
@@ -157,8 +157,8 @@ def enqueue(
 @jobs_app.command("kinds")
 def kinds() -> None:
     """The registered job kinds, and what each schedule enqueues."""
-    from ingest.job_kinds import KINDS
-    from ingest.sweeps import NOT_YET, SCHEDULES, runnable
+    from kg.job_kinds import KINDS
+    from kg.sweeps import NOT_YET, SCHEDULES, runnable
 
     table = Table("kind", "what it does", "kg reindex")
     for kind in KINDS.values():
@@ -193,7 +193,7 @@ def reindex(
 
     async def go() -> dict[str, int]:
         from ingest.jobs import JobQueue
-        from ingest.sweeps import reindex as enqueue_reindex
+        from kg.sweeps import reindex as enqueue_reindex
 
         async with AsyncMemory() as memory:
             queue = JobQueue(memory.store, memory.settings.jobs)

@@ -12,8 +12,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.config import Settings, load_settings
-from kg.recall_models import RankedTurn
+from services.config import Settings, load_settings
+from services.recall_models import RankedTurn
 from kg.terminal import NAMESPACE, console, err, run
 
 

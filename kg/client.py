@@ -22,12 +22,12 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter
 
-from kg.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
-from kg.facts_models import FactView, RememberResult
-from kg.job_models import Job
-from kg.models import Erasure, IngestReport, Message, Session, Turn
-from kg.relationship_models import RelateResult, RelationshipView
-from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from services.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
+from services.facts_models import FactView, RememberResult
+from services.job_models import Job
+from services.models import Erasure, IngestReport, Message, Session, Turn
+from services.relationship_models import RelateResult, RelationshipView
+from services.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 T = TypeVar("T")
 BATCH = 500  # messages per request (the server's [http] max_batch defaults to 1000)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any, AsyncIterator, Sequence
+from typing import AsyncIterator
 
-from kg.extras import require
+from services.extras import require
 
 require("server", "fastapi", "starlette", "mcp")
 
@@ -24,22 +24,22 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kg import http_routes, mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
+from kg.http_common import API_VERSION, error_response  # noqa: E402
+from kg.mcp_door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
-from kg.config import Settings, load_settings
-from kg.limits import FieldError
+from services.config import Settings, load_settings
+from services.limits import FieldError
 from kg.memory import AsyncMemory
-from kg.store import StoreError
+from services.store import StoreError
 
 log = logging.getLogger(__name__)
-API_VERSION = "1"
 RETRY_AFTER_S = 5  # what a 503 tells the client to wait
 
 
 def create_app(settings: Settings | None = None, memory: AsyncMemory | None = None) -> FastAPI:
     """The API app. Its lifespan opens one `AsyncMemory` (or uses `memory`, left open afterwards)."""
-    from kg import http_routes, mcp  # the routes import this module's helpers
-
     settings = settings or load_settings()
 
     @contextlib.asynccontextmanager
@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
         summary="Long-term, bi-temporal conversational memory for AI agents, on Neo4j.",
         lifespan=lifespan,
     )
-    mcp_server = mcp.build_server(mcp.HttpScope(app))
+    mcp_server = mcp.build_server(HttpScope(app))
     app.state.settings = settings
     app.state.keyring = Keyring(settings.http.keys)
     app.state.known_namespaces = set()
@@ -138,11 +138,6 @@ class BodyLimit:
 
 async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
-
-
-# -- errors -----------------------------------------------------------------------------------
-def error_response(status: int, error: str, message: str, detail: Sequence[dict[str, Any]] = ()) -> JSONResponse:
-    return JSONResponse({"error": error, "message": message, "detail": list(detail)}, status_code=status)
 
 
 def _install_error_handlers(app: FastAPI) -> None:

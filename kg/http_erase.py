@@ -6,9 +6,9 @@ from __future__ import annotations
 from fastapi import HTTPException, Request
 
 from kg.access import key_digest
-from kg.http_routes import Existing, Mem, api_key, scoped
+from kg.http_common import Existing, Mem, api_key, scoped
 from kg.memory_erase import LOCAL
-from kg.models import Erasure
+from services.models import Erasure
 
 RESPONSES = {404: {"description": "The namespace holds nothing, or no such session or subject."}}
 

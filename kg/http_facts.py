@@ -7,10 +7,10 @@ from typing import Literal
 from fastapi import HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.correction_models import CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, CoreRules
-from kg.facts_models import FactView, RememberResult
-from kg.limits import MAX_CHARS, SessionId, Timestamp
-from kg.http_routes import Existing, Instant, Mem, Namespace, scoped, utc
+from services.correction_models import CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, CoreRules
+from services.facts_models import FactView, RememberResult
+from services.limits import MAX_CHARS, SessionId, Timestamp
+from kg.http_common import Existing, Instant, Mem, Namespace, scoped, utc
 
 
 class RememberIn(BaseModel):

@@ -8,8 +8,8 @@ from typing import Literal
 from fastapi import Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.http_routes import Existing, Instant, Mem, Namespace, scoped, utc
-from kg.relationship_models import RelateResult, RelationshipView
+from kg.http_common import Existing, Instant, Mem, Namespace, scoped, utc
+from services.relationship_models import RelateResult, RelationshipView
 
 
 class RelateIn(BaseModel):

@@ -1,61 +1,19 @@
-"""The routes of the HTTP API (built by `kg.http.create_app`): the namespace scope every memory
-route depends on, health, jobs; turns and sessions are in `kg.http_turns`, facts and rules in
-`kg.http_facts`. One thin handler per `AsyncMemory` method."""
+"""The routes of the HTTP API (built by `kg.http.create_app`): health and jobs here; turns and
+sessions in `kg.http_turns`, facts and rules in `kg.http_facts`, relationships and erasure in their
+own modules; what they share in `kg.http_common`. One thin handler per `AsyncMemory` method."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, Security
-from fastapi.security import APIKeyHeader
+from fastapi import FastAPI, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from ingest.job_kinds import KINDS
-from kg.http import API_VERSION
-from kg.job_models import Job, JobStatus
+from kg.job_kinds import KINDS
+from kg import http_erase, http_facts, http_relationships, http_turns
+from kg.http_common import API_VERSION, Mem, Namespace, memory_of, public, scoped
+from services.job_models import Job, JobStatus
 from kg.memory import AsyncMemory
-from kg.models import NAMESPACE_RULE, as_utc, valid_namespace
-api_key = APIKeyHeader(name="X-API-Key", auto_error=False,
-                       description="Required when `[http] keys` is configured; scopes the caller to namespaces.")
-public = APIRouter(tags=["service"])
-scoped = APIRouter(prefix="/v1/namespaces/{namespace}")
-
-
-# -- scope ------------------------------------------------------------------------------------
-async def scoped_namespace(request: Request, namespace: str, key: str | None = Security(api_key)) -> str:
-    """The path's namespace, once the caller's key may use it (401/403 before anything else)."""
-    request.app.state.keyring.grant(key).check(namespace)
-    if not valid_namespace(namespace):
-        raise HTTPException(422, [{"field": "namespace", "message": NAMESPACE_RULE}])
-    return namespace
-
-
-async def existing_namespace(request: Request, namespace: str = Depends(scoped_namespace)) -> str:
-    """For reads: 404 when the namespace holds nothing, rather than an empty answer to a typo."""
-    known: set[str] = request.app.state.known_namespaces
-    if namespace not in known:
-        rows = await memory_of(request).store.read("queries/namespace_exists", namespace=namespace)
-        if not rows[0]["exists"]:
-            raise HTTPException(404, [{"field": "namespace", "message": f"namespace {namespace!r} holds no data"}])
-        known.add(namespace)
-    return namespace
-
-
-def memory_of(request: Request) -> AsyncMemory:
-    return request.app.state.memory
-
-
-Namespace = Annotated[str, Depends(scoped_namespace)]
-Existing = Annotated[str, Depends(existing_namespace)]
-Mem = Annotated[AsyncMemory, Depends(memory_of)]
-Instant = Annotated[datetime | None, Query(description="ISO 8601; without an offset: UTC.")]
-
-
-def utc(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None
-
-
 class Health(BaseModel):
     status: Literal["ok"]
     database: Literal["up"]
@@ -116,8 +74,10 @@ async def retry_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
     return job
 
 
-def install(app: FastAPI) -> None:
-    from kg import http_erase, http_facts, http_relationships, http_turns  # noqa: F401 - their routes register on `scoped`
+# These modules register their routes on `scoped` when imported.
+ROUTE_MODULES = (http_turns, http_facts, http_relationships, http_erase)
 
+
+def install(app: FastAPI) -> None:
     app.include_router(public)
     app.include_router(scoped)

@@ -9,12 +9,11 @@ from fastapi import HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field, SkipValidation
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
-from kg.http import error_response
-from kg.http_routes import Existing, Instant, Mem, Namespace, memory_of, scoped, utc
-from kg.limits import SessionId
+from kg.http_common import error_response, Existing, Instant, Mem, Namespace, memory_of, scoped, utc
+from services.limits import SessionId
 from kg.memory import AsyncMemory
-from kg.models import Message, Session, SessionTurns
-from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from services.models import Message, Session, SessionTurns
+from services.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 
 class MessagesIn(BaseModel):

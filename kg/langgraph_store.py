@@ -21,7 +21,7 @@ import json
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from kg.extras import require
+from services.extras import require
 
 require("langgraph", "langgraph")
 

@@ -9,32 +9,29 @@ limits them (none given: all, since the local user owns the database anyway).
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Callable, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
 
-from kg.extras import require
+from services.extras import require
 
 require("server", "mcp", "starlette")
 
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402 - after the check that names the extra
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
-from kg import mcp_relationships
-from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest
-from kg.config import Settings
-from kg.correction_models import CoreRules
-from kg.facts_models import FactView, RememberResult
-from kg.limits import FieldError
+from kg import mcp_relationships, mcp_tools_memory, mcp_tools_sessions
+from kg.mcp_door import K, Door, LocalScope, Scope, instant
+from kg.access import AccessDenied, Keyring
+from services.config import Settings
+from services.correction_models import CoreRules
+from services.facts_models import FactView, RememberResult
+from services.limits import FieldError
 from kg.memory import AsyncMemory
-from kg.memory_erase import LOCAL
-from kg.models import as_utc, check_namespace
-from kg.recall_models import MemoryHit, RankedTurn, SessionHit
+from services.recall_models import MemoryHit, RankedTurn, SessionHit
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -46,99 +43,7 @@ INSTRUCTIONS = (
 )
 
 
-class Scope(Protocol):
-    """Which namespaces the caller of a tool may use, and the memory to use them with."""
-
-    def grant(self, ctx: Context) -> Grant: ...
-
-    def memory(self) -> AsyncMemory: ...
-
-    def by(self, ctx: Context) -> str:
-        """Who is calling, for erasure records: a key's digest prefix, or "local"."""
-        ...
-
-
-@dataclass
-class LocalScope:
-    """stdio: the namespaces given on the command line (empty: all); the memory opened at start."""
-
-    namespaces: Sequence[str] = ()
-    opened: AsyncMemory | None = None
-
-    def grant(self, ctx: Context) -> Grant:
-        return Grant(frozenset(self.namespaces)) if self.namespaces else OPEN
-
-    def memory(self) -> AsyncMemory:
-        assert self.opened is not None, "the MCP server is not running"
-        return self.opened
-
-    def by(self, ctx: Context) -> str:
-        return LOCAL
-
-
-@dataclass
-class HttpScope:
-    """Streamable HTTP inside the API app: the request's X-API-Key, the app's memory."""
-
-    app: "FastAPI"
-
-    def grant(self, ctx: Context) -> Grant:
-        keyring: Keyring = self.app.state.keyring
-        return keyring.grant((ctx.headers or {}).get("x-api-key"))
-
-    def memory(self) -> AsyncMemory:
-        return self.app.state.memory
-
-    def by(self, ctx: Context) -> str:
-        key = (ctx.headers or {}).get("x-api-key")
-        return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
-
-
-K = Annotated[int, Field(ge=1, le=100, description="How many results (1..100).")]
-
-
-class Door:
-    """What every tool does before it touches the memory: the namespace is valid (the rule REST
-    applies), the caller may use it, and for reads it holds something. Errors are `ToolError`s."""
-
-    def __init__(self, scope: Scope) -> None:
-        self.scope = scope
-
-    def check(self, ctx: Context, namespace: str) -> AsyncMemory:
-        """The memory, once the namespace is valid and the caller may use it (writes; tool modules
-        that take a plain `open_(ctx, namespace)` get this)."""
-        try:
-            check_namespace(namespace)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from None
-        try:
-            self.scope.grant(ctx).check(namespace)
-        except AccessDenied as exc:
-            message = exc.message if isinstance(self.scope, HttpScope) else (
-                f"this server may not use namespace {namespace!r}: it was started with `kg mcp -n` for others")
-            raise ToolError(message) from None
-        return self.scope.memory()
-
-    async def open(self, ctx: Context, namespace: str, existing: bool = False) -> AsyncMemory:
-        """`check`, and for reads (`existing`) a namespace that holds something."""
-        memory = self.check(ctx, namespace)
-        if existing:
-            rows = await memory.store.read("queries/namespace_exists", namespace=namespace)
-            if not rows[0]["exists"]:
-                raise ToolError(f"namespace {namespace!r} holds no data")
-        return memory
-
-    def by(self, ctx: Context) -> str:
-        return self.scope.by(ctx)
-
-
-def instant(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None
-
-
 def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
-    from kg import mcp_tools_memory, mcp_tools_sessions  # they import Door and instant from here
-
     server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
     door = Door(scope)

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from kg.models import as_utc
-from kg.relationship_models import RelateResult, RelationshipView
+from services.models import as_utc
+from services.relationship_models import RelateResult, RelationshipView
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory

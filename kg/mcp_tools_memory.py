@@ -4,23 +4,20 @@ rule, and `forget` (erase a session, a subject or the namespace; see docs/forget
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from kg.correction_models import CorrectionResult, CorrectionType, CorrectionView
-from kg.facts_models import FactView
-from kg.models import Erasure
+from services.correction_models import CorrectionResult, CorrectionType, CorrectionView
+from services.facts_models import FactView
+from services.models import Erasure
 
-if TYPE_CHECKING:
-    from kg.mcp import Door
+from kg.mcp_door import Door, instant
 
 
-def register(server: MCPServer, door: "Door") -> None:
-    from kg.mcp import instant
-
+def register(server: MCPServer, door: Door) -> None:
     @server.tool()
     async def fact_history(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
                            known_at: datetime | None = None, include_expired: bool = False) -> list[FactView]:

@@ -3,23 +3,22 @@ list sessions, read one, close it (its summary), read its summaries."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from kg.batch import BatchResult, validate_items
-from kg.models import Session, SessionTurns
-from kg.recall_models import Summary
+from services.models import Session, SessionTurns
+from services.recall_models import Summary
 
-if TYPE_CHECKING:
-    from kg.mcp import Door
+from kg.mcp_door import Door
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200)]
 
 
-async def _store(door: "Door", ctx: Context, namespace: str, items: list[Any], field: str,
+async def _store(door: Door, ctx: Context, namespace: str, items: list[Any], field: str,
                  session_id: str | None = None) -> BatchResult:
     memory = await door.open(ctx, namespace)
     try:
@@ -35,7 +34,7 @@ async def _store(door: "Door", ctx: Context, namespace: str, items: list[Any], f
                        existing=report.existing, sessions=report.sessions, items=results)
 
 
-async def _session(door: "Door", ctx: Context, namespace: str, session_id: str) -> tuple[Any, Session]:
+async def _session(door: Door, ctx: Context, namespace: str, session_id: str) -> tuple[Any, Session]:
     memory = await door.open(ctx, namespace, existing=True)
     session = await memory.session(namespace, session_id)
     if session is None:
@@ -43,7 +42,7 @@ async def _session(door: "Door", ctx: Context, namespace: str, session_id: str) 
     return memory, session
 
 
-def register(server: MCPServer, door: "Door") -> None:
+def register(server: MCPServer, door: Door) -> None:
     @server.tool()
     async def add_messages(namespace: str, messages: list[dict[str, Any]], ctx: Context) -> BatchResult:
         """Store messages; one without `session_id` joins the namespace's current session, or opens a

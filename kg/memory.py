@@ -1,335 +1,38 @@
-"""The public facade: `AsyncMemory` (the implementation) and `Memory` (the same, synchronous).
+"""`Memory`: `AsyncMemory` (kg.async_memory), synchronous. A private event loop runs in a background
+thread; every method has the signature of its async twin (`tests/test_memory_sync.py` holds them equal).
 
-    async with AsyncMemory() as memory:
-        await memory.add_message("acme", "user", "I moved to Lisbon", ts=datetime.now(UTC))
-        hits = await memory.search_turns("acme", "where does the user live?", k=5)
+    with Memory() as memory:
+        memory.add_message("acme", "user", "I moved to Lisbon", ts=datetime.now(UTC))
+        hits = memory.search_turns("acme", "where does the user live?", k=5)
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 import threading
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, Sequence, TypeVar
 
-from ingest.facts import FactWriter, PredicateResolver
-from ingest.turns import TurnWriter
-from kg.config import Settings, api_key_from_env, load_settings
-from kg.embeddings import Embedder, embedder_for
-from kg.facts_models import FactView, RememberResult
-from kg.models import Attachment, IngestReport, Message, Session, Turn, check_namespace
-from kg.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
-from kg.memory_erase import EraseFacade
-from kg.memory_relationships import RelationshipsFacade
-from kg.memory_rules import RulesFacade
-from kg.memory_work import WorkFacade
-from kg.store import Store
-from queries import facts as fact_queries
+from kg.async_memory import AsyncMemory
+from queries.recipes import Recipe
+from services.config import Settings
+from services.correction_models import (
+    ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
+)
+from services.facts_models import FactView, RememberResult
+from services.indexing_models import IndexReport, SessionIndexReport
+from services.job_models import Job, RunReport
+from services.models import Attachment, Erasure, IngestReport, Message, Session, Turn
+from services.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from services.relationship_models import RelateResult, RelationshipView
 
-if TYPE_CHECKING:
-    from ingest.corrections.maintain import ClusterLabeler
-    from ingest.corrections.policy import CorrectionJudge
+__all__ = ["AsyncMemory", "Memory"]
 
-
-def _llm_configured(settings: Settings) -> bool:
-    """Whether `[memory.indexing] backend` resolves to an LLM service, the rule `extractor_for` uses."""
-    backend = settings.memory.indexing.backend
-    if backend == "auto":
-        return api_key_from_env("anthropic") is not None
-    return backend in settings.llm.services
-
-
-class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
-    def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or load_settings()
-        self._store: Store | None = None
-        self._embedder: Embedder | None = None
-        self._writer: TurnWriter | None = None
-        self.predicate_resolver: PredicateResolver | None = None  # unknown predicates: "many" without one
-        self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
-        self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
-        self.summarizer: Any = None  # ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
-        self.entity_adjudicator: Any = None  # dedup stage 5 (mention, candidates) -> id; None: from the settings
-        self._llm_hooks: list[Any] = []  # the hooks above that open() set from [memory.indexing] backend
-
-    async def __aenter__(self) -> "AsyncMemory":
-        await self.open()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    async def open(self) -> None:
-        """Connect (starting the managed local Neo4j when no URI is configured), load the
-        embedder, apply pending migrations."""
-        if self._store is not None:
-            return
-        embedder_task = asyncio.create_task(asyncio.to_thread(embedder_for, self.settings.embedding))
-        try:
-            store = await Store.connect(self.settings)
-        except BaseException:
-            embedder_task.cancel()
-            raise
-        try:
-            self._embedder = await embedder_task
-            await store.migrate(self._embedder.name, self._embedder.dim)
-        except BaseException:
-            await store.close()
-            raise
-        self._store = store
-        if _llm_configured(self.settings):  # the three hooks left None get their LLM implementation
-            from ingest.llm_judges import install  # loads the LLM SDKs: only when an LLM is configured
-
-            self._llm_hooks = install(self)
-        self._writer = TurnWriter(store, self._embedder, self.settings)
-
-    async def close(self) -> None:
-        hooks, self._llm_hooks = self._llm_hooks, []
-        for hook in hooks:
-            for attr in ("predicate_resolver", "correction_judge", "correction_labeler"):
-                if getattr(self, attr) is hook:
-                    setattr(self, attr, None)
-            await hook.aclose()
-        retriever, self._retriever_cache = getattr(self, "_retriever_cache", None), None
-        if retriever is not None:
-            await retriever.aclose()  # rerankers: worker threads, LLM clients
-        if self._store is not None:
-            await self._store.close()
-            self._store = None
-
-    @property
-    def store(self) -> Store:
-        if self._store is None:
-            raise RuntimeError("memory is not open: use `async with AsyncMemory() as memory` or await open()")
-        return self._store
-
-    @property
-    def embedder(self) -> Embedder:
-        self.store  # noqa: B018 - raises when not open
-        assert self._embedder is not None
-        return self._embedder
-
-    # -- write ------------------------------------------------------------------------------
-    async def add_message(
-        self,
-        namespace: str,
-        role: str,
-        text: str,
-        ts: datetime,
-        speaker: str | None = None,
-        session_id: str | None = None,
-        attachments: Sequence[Attachment | Mapping[str, Any]] = (),
-    ) -> Turn:
-        """Store one message. Without `session_id` it joins the namespace's current session, or
-        opens a new one after `[session] gap_minutes` of silence. `attachments`: what was shared
-        with it ({kind, caption, url?}; the captions are searchable). Returns the stored turn."""
-        message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
-                          attachments=list(attachments))
-        writer = TurnWriter(self.store, self.embedder, self.settings)
-        await writer.write([message])
-        turn_id = writer.ids.last_id
-        rows = await self.store.read("queries/turn_get", namespace=namespace, id=turn_id)
-        return _turn(rows[0]["turn"])
-
-    async def add_turns(
-        self, namespace: str, session_id: str, turns: Iterable[Mapping[str, Any] | Message]
-    ) -> IngestReport:
-        """Bulk-append turns (dicts with role, text, ts, speaker?) to one session."""
-        messages = (
-            t if isinstance(t, Message) else Message(namespace=namespace, session_id=session_id, **dict(t))
-            for t in turns
-        )
-        return await self.ingest(messages)
-
-    async def ingest(
-        self, messages: Iterable[Message], on_batch: Callable[[IngestReport], None] | None = None
-    ) -> IngestReport:
-        """Write a stream of messages in batches (idempotent: stored turns are skipped)."""
-        return await TurnWriter(self.store, self.embedder, self.settings).write(messages, on_batch)
-
-    # -- read -------------------------------------------------------------------------------
-    async def session(self, namespace: str, session_id: str) -> Session | None:
-        rows = await self.store.read("queries/session_get", namespace=namespace, session_id=session_id)
-        return _session(rows[0]["session"]) if rows else None
-
-    async def sessions(self, namespace: str, limit: int = 100) -> list[Session]:
-        rows = await self.store.read("queries/sessions_list", namespace=namespace, limit=limit)
-        return [_session(r["session"]) for r in rows]
-
-    async def turns(self, namespace: str, session_id: str) -> list[Turn]:
-        rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
-        return [_turn(r["turn"]) for r in rows]
-
-    # -- facts over time ----------------------------------------------------------------------
-    async def remember(
-        self,
-        namespace: str,
-        subject: str,
-        predicate: str,
-        object: str,
-        valid_from: datetime | None = None,
-        recorded_at: datetime | None = None,
-        source: Literal["stated", "observed", "inferred", "system"] = "stated",
-        op: Literal["assert", "retract"] = "assert",
-        evidence_turn_ids: Iterable[str] = (),
-        extractor: str | None = None,
-        prompt_version: str | None = None,
-        subject_type: str = "other",
-        object_type: str | None = None,
-    ) -> RememberResult:
-        """Learn (`assert`) or unlearn (`retract`) that `subject predicate object` from `valid_from`
-        (default: now), recorded at transaction time `recorded_at` (default: now). A functional
-        predicate's new value supersedes the old one; the same value reinforces it; nothing is
-        deleted. `object_type` makes the object an entity. See docs/facts-over-time.md."""
-        check_namespace(namespace)
-        writer = FactWriter(self.store, self.settings, self.predicate_resolver)
-        return await writer.remember(
-            namespace, subject, predicate, object, valid_from=valid_from, recorded_at=recorded_at,
-            source=source, op=op, evidence_turn_ids=evidence_turn_ids, extractor=extractor,
-            prompt_version=prompt_version, subject_type=subject_type, object_type=object_type,
-        )
-
-    async def facts(
-        self,
-        namespace: str,
-        subject: str,
-        predicate: str | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        include_superseded: bool = False,
-    ) -> list[FactView]:
-        """What holds for `subject` at valid time `as_of` (None: now) as believed at `known_at`
-        (None: now), with confidence scores; `include_superseded` adds the facts ended by then."""
-        return await fact_queries.facts(self.store, self.settings.memory.confidence, namespace, subject,
-                                        predicate, as_of, known_at, include_superseded)
-
-    async def history(
-        self,
-        namespace: str,
-        subject: str,
-        predicate: str | None = None,
-        known_at: datetime | None = None,
-        include_expired: bool = False,
-    ) -> list[FactView]:
-        """Every interval of the subject's facts, in valid-time order, with what superseded each."""
-        return await fact_queries.history(self.store, self.settings.memory.confidence, namespace, subject,
-                                          predicate, known_at, include_expired)
-
-    # -- session summaries (ingest/summaries) ---------------------------------------------------
-    def _session_summarizer(self) -> Any:
-        from ingest.summaries.llm import summarizer_for
-        from ingest.summaries.writer import SessionSummarizer
-
-        if self.summarizer is None:
-            self.summarizer = summarizer_for(self.settings, self.embedder, self.store)
-        return SessionSummarizer(self.store, self.embedder, self.settings, self.summarizer)
-
-    async def close_session(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
-        """Close a session and summarize it from its first turn; the new summary replaces the
-        previous one (version + 1, the old one expired and kept). None: the session has no turns."""
-        return await self._session_summarizer().close(namespace, session_id, now)
-
-    async def summarize_due(self, namespace: str | None = None, now: datetime | None = None) -> list[Summary]:
-        """Summarize every due session of `namespace` (None: all): idle for `[session] idle_minutes`
-        (closed then) or grown by `summarize_every_messages` since its last summary."""
-        return await self._session_summarizer().due(namespace, now)
-
-    async def summaries(self, namespace: str, session_id: str, include_expired: bool = False) -> list[Summary]:
-        """The current summaries of a session (session, windows, rollups); with `include_expired`
-        also the versions they replaced."""
-        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
-                                     include_expired=include_expired)
-        return [summary_from_props(r["summary"]) for r in rows]
-
-    # -- retrieval (queries/retrieve.py, queries/recall.py) -------------------------------------
-    def _retriever(self) -> Any:
-        from kg.rerankers import reranker_source
-        from queries.retrieve import Retriever
-
-        if getattr(self, "_retriever_cache", None) is None or self._retriever_cache.store is not self.store:
-            self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval,
-                                              reranker_source(self.settings))
-        return self._retriever_cache
-
-    def _recipe(self, recipe: Any) -> Any:
-        from queries.recipes import recipe as pick
-
-        cfg = self.settings.memory.retrieval
-        if recipe is not None and not isinstance(recipe, str):
-            return pick(recipe)  # a Recipe object is used as given
-        name = recipe or cfg.strategy
-        if name != cfg.strategy:  # an explicitly named other recipe (a baseline) is not reranked
-            return pick(name, cfg.sessions, cfg.turns_per_session)
-        return pick(name, cfg.sessions, cfg.turns_per_session, cfg.rerank.reranker, cfg.rerank.top_n)
-
-    async def search_turns(
-        self, namespace: str, query: str, k: int = 10, recipe: Any = None, as_of: datetime | None = None
-    ) -> list[RankedTurn]:
-        """The turns of `namespace` that best answer `query`, by a retrieval recipe: the configured
-        `[memory.retrieval] strategy` (hierarchical) unless `recipe` names another ("flat": dense
-        only, "bm25": words only, "hybrid", "hierarchical"; "vector" and "fulltext" are the old names
-        of flat and bm25) or is a `queries.recipes.Recipe`. `as_of` hides later turns. Every door
-        (HTTP GET /search, MCP search_turns, `kg search`) runs this."""
-        from queries.recall import ranked_turns
-
-        chosen = self._recipe(recipe)
-        found = await self._retriever().search(namespace, query, k, chosen, as_of)
-        return await ranked_turns(self.store, found, chosen)
-
-    async def retrieve(
-        self, namespace: str, query: str, k: int = 10, recipe: Any = None, as_of: datetime | None = None
-    ) -> list[RankedTurn]:
-        """The same as `search_turns` (its name in the retrieval papers)."""
-        return await self.search_turns(namespace, query, k, recipe, as_of)
-
-    async def search_sessions(
-        self, namespace: str, query: str, k: int = 5, recipe: Any = None, as_of: datetime | None = None
-    ) -> list[SessionHit]:
-        """Session arcs for "what did we discuss about X?": sessions with their summary and best turns."""
-        from queries.recall import search_sessions
-
-        return await search_sessions(self._retriever(), namespace, query, k, self._recipe(recipe), as_of)
-
-    async def search_memories(
-        self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None
-    ) -> list[MemoryHit]:
-        """Facts and turns for "what did we decide about X?", one score each (see `recall`)."""
-        from queries.recall import recall
-
-        return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
-                            namespace, query, k, self._recipe(None), as_of, frozenset({"turn", "fact"}))
-
-    async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None) -> list[MemoryHit]:
-        """Turns, facts and summaries ranked by one score: similarity + graph relevance (closeness to
-        the entities the query names) + fact confidence, weighted by `[memory.retrieval.recall]`.
-        Superseded facts are excluded; `as_of` asks about that moment."""
-        from queries.recall import recall
-
-        return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
-                            namespace, query, k, self._recipe(None), as_of)
-
-    async def delete_namespace(self, namespace: str) -> None:
-        """Remove every node of a namespace, erasure records included, with no record of it (tests and
-        benchmarks; irreversible). To forget a namespace, use `erase_namespace`."""
-        await self.store.autocommit("queries/namespace_delete", namespace=namespace)
-
-
-def _native(props: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
-
-
-def _turn(props: Mapping[str, Any]) -> Turn:
-    return Turn.model_validate(_native(props))
-
-
-def _session(props: Mapping[str, Any]) -> Session:
-    return Session.model_validate(_native(props))
+R = TypeVar("R")
 
 
 class Memory:
-    """`AsyncMemory`'s methods, synchronous: a private event loop runs in a background thread."""
+    """`AsyncMemory`'s methods, synchronous: `with Memory() as memory: ...`."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self._async = AsyncMemory(settings)
@@ -341,8 +44,8 @@ class Memory:
     def settings(self) -> Settings:
         return self._async.settings
 
-    def _run(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+    def _run(self, coro: Awaitable[R]) -> R:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()  # type: ignore[arg-type]
 
     def __enter__(self) -> "Memory":
         self.open()
@@ -351,6 +54,11 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def open(self) -> None:
+        """Connect (starting the managed local Neo4j when no URI is configured), load the embedder,
+        apply pending migrations."""
+        self._run(self._async.open())
+
     def close(self) -> None:
         if self._loop.is_running():
             self._run(self._async.close())
@@ -358,17 +66,276 @@ class Memory:
             self._thread.join()
         self._loop.close()
 
+    def add_message(
+        self,
+        namespace: str,
+        role: str,
+        text: str,
+        ts: datetime,
+        speaker: str | None = None,
+        session_id: str | None = None,
+        attachments: Sequence[Attachment | Mapping[str, Any]] = (),
+    ) -> Turn:
+        """See `AsyncMemory.add_message`."""
+        return self._run(self._async.add_message(namespace, role, text, ts, speaker, session_id, attachments))
 
-def _synchronous(name: str) -> Callable[..., Any]:
-    method = getattr(AsyncMemory, name)
+    def add_turns(
+        self,
+        namespace: str,
+        session_id: str,
+        turns: Iterable[Mapping[str, Any] | Message],
+    ) -> IngestReport:
+        """Bulk-append turns (dicts with role, text, ts, speaker?) to one session."""
+        return self._run(self._async.add_turns(namespace, session_id, turns))
 
-    @functools.wraps(method)
-    def call(self: Memory, *args: Any, **kwargs: Any) -> Any:
-        return self._run(getattr(self._async, name)(*args, **kwargs))
+    def ingest(
+        self,
+        messages: Iterable[Message],
+        on_batch: Callable[[IngestReport], None] | None = None,
+    ) -> IngestReport:
+        """Write a stream of messages in batches (idempotent: stored turns are skipped)."""
+        return self._run(self._async.ingest(messages, on_batch))
 
-    return call
+    def remember(
+        self,
+        namespace: str,
+        subject: str,
+        predicate: str,
+        object: str,
+        valid_from: datetime | None = None,
+        recorded_at: datetime | None = None,
+        source: Literal['stated', 'observed', 'inferred', 'system'] = 'stated',
+        op: Literal['assert', 'retract'] = 'assert',
+        evidence_turn_ids: Iterable[str] = (),
+        extractor: str | None = None,
+        prompt_version: str | None = None,
+        subject_type: str = 'other',
+        object_type: str | None = None,
+    ) -> RememberResult:
+        """See `AsyncMemory.remember`."""
+        return self._run(self._async.remember(namespace, subject, predicate, object, valid_from, recorded_at, source, op, evidence_turn_ids, extractor, prompt_version, subject_type, object_type))
 
+    def facts(
+        self,
+        namespace: str,
+        subject: str,
+        predicate: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        include_superseded: bool = False,
+    ) -> list[FactView]:
+        """See `AsyncMemory.facts`."""
+        return self._run(self._async.facts(namespace, subject, predicate, as_of, known_at, include_superseded))
 
-for _name, _member in inspect.getmembers(AsyncMemory, inspect.iscoroutinefunction):
-    if not _name.startswith("_") and _name != "close":
-        setattr(Memory, _name, _synchronous(_name))
+    def history(
+        self,
+        namespace: str,
+        subject: str,
+        predicate: str | None = None,
+        known_at: datetime | None = None,
+        include_expired: bool = False,
+    ) -> list[FactView]:
+        """Every interval of the subject's facts, in valid-time order, with what superseded each."""
+        return self._run(self._async.history(namespace, subject, predicate, known_at, include_expired))
+
+    def close_session(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
+        """See `AsyncMemory.close_session`."""
+        return self._run(self._async.close_session(namespace, session_id, now))
+
+    def summarize_due(self, namespace: str | None = None, now: datetime | None = None) -> list[Summary]:
+        """See `AsyncMemory.summarize_due`."""
+        return self._run(self._async.summarize_due(namespace, now))
+
+    def summaries(self, namespace: str, session_id: str, include_expired: bool = False) -> list[Summary]:
+        """See `AsyncMemory.summaries`."""
+        return self._run(self._async.summaries(namespace, session_id, include_expired))
+
+    def search_turns(
+        self,
+        namespace: str,
+        query: str,
+        k: int = 10,
+        recipe: str | Recipe | None = None,
+        as_of: datetime | None = None,
+    ) -> list[RankedTurn]:
+        """See `AsyncMemory.search_turns`."""
+        return self._run(self._async.search_turns(namespace, query, k, recipe, as_of))
+
+    def retrieve(
+        self,
+        namespace: str,
+        query: str,
+        k: int = 10,
+        recipe: str | Recipe | None = None,
+        as_of: datetime | None = None,
+    ) -> list[RankedTurn]:
+        """The same as `search_turns` (its name in the retrieval papers)."""
+        return self._run(self._async.retrieve(namespace, query, k, recipe, as_of))
+
+    def search_sessions(
+        self,
+        namespace: str,
+        query: str,
+        k: int = 5,
+        recipe: str | Recipe | None = None,
+        as_of: datetime | None = None,
+    ) -> list[SessionHit]:
+        """Session arcs for "what did we discuss about X?": sessions with their summary and best turns."""
+        return self._run(self._async.search_sessions(namespace, query, k, recipe, as_of))
+
+    def search_memories(
+        self,
+        namespace: str,
+        query: str,
+        k: int = 10,
+        as_of: datetime | None = None,
+    ) -> list[MemoryHit]:
+        """Facts and turns for "what did we decide about X?", one score each (see `recall`)."""
+        return self._run(self._async.search_memories(namespace, query, k, as_of))
+
+    def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None) -> list[MemoryHit]:
+        """See `AsyncMemory.recall`."""
+        return self._run(self._async.recall(namespace, query, k, as_of))
+
+    def delete_namespace(self, namespace: str) -> None:
+        """See `AsyncMemory.delete_namespace`."""
+        return self._run(self._async.delete_namespace(namespace))
+
+    def add_correction(
+        self,
+        namespace: str,
+        session_id: str,
+        rule_text: str,
+        original_behavior: str | None = None,
+        corrected_behavior: str | None = None,
+        correction_type: str = 'preference',
+        seen_at: datetime | None = None,
+        evidence_turn_ids: Iterable[str] = (),
+        confidence: float | None = None,
+    ) -> CorrectionResult:
+        """See `AsyncMemory.add_correction`."""
+        return self._run(self._async.add_correction(namespace, session_id, rule_text, original_behavior, corrected_behavior, correction_type, seen_at, evidence_turn_ids, confidence))
+
+    def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
+        """The user explicitly confirmed a correction: it becomes a rule (and decays slowly)."""
+        return self._run(self._async.confirm_rule(namespace, correction_id, at))
+
+    def core_rules(self, namespace: str, at: datetime | None = None) -> CoreRules:
+        """Rules and strong preferences standing at `at` (None: now); `.render()` gives a prompt block."""
+        return self._run(self._async.core_rules(namespace, at))
+
+    def corrections(
+        self,
+        namespace: str,
+        status: CorrectionStatus | None = None,
+        include_invalidated: bool = False,
+    ) -> list[CorrectionView]:
+        """Browse a namespace's corrections, most reinforced first, weights as of now."""
+        return self._run(self._async.corrections(namespace, status, include_invalidated))
+
+    def correction_clusters(self, namespace: str, limit: int = 10) -> list[ClusterView]:
+        """The most reinforced clusters found by the last `maintain_corrections`."""
+        return self._run(self._async.correction_clusters(namespace, limit))
+
+    def maintain_corrections(self, namespace: str, now: datetime | None = None) -> MaintenanceReport:
+        """See `AsyncMemory.maintain_corrections`."""
+        return self._run(self._async.maintain_corrections(namespace, now))
+
+    def relate(
+        self,
+        namespace: str,
+        subject: str,
+        type: str,
+        object: str,
+        valid_from: datetime | None = None,
+        recorded_at: datetime | None = None,
+        op: Literal['assert', 'retract'] = 'assert',
+        source: Literal['stated', 'observed', 'inferred', 'system'] = 'stated',
+        evidence_turn_ids: Iterable[str] = (),
+        subject_type: str = 'other',
+        object_type: str = 'other',
+    ) -> RelateResult:
+        """See `AsyncMemory.relate`."""
+        return self._run(self._async.relate(namespace, subject, type, object, valid_from, recorded_at, op, source, evidence_turn_ids, subject_type, object_type))
+
+    def relationships(
+        self,
+        namespace: str,
+        subject: str,
+        type: str | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        include_ended: bool = False,
+    ) -> list[RelationshipView]:
+        """See `AsyncMemory.relationships`."""
+        return self._run(self._async.relationships(namespace, subject, type, as_of, known_at, include_ended))
+
+    def index_session(self, namespace: str, session_id: str) -> SessionIndexReport:
+        """See `AsyncMemory.index_session`."""
+        return self._run(self._async.index_session(namespace, session_id))
+
+    def index_pending(self, namespace: str | None = None, limit: int | None = None) -> IndexReport:
+        """See `AsyncMemory.index_pending`."""
+        return self._run(self._async.index_pending(namespace, limit))
+
+    def enqueue_job(
+        self,
+        kind: str,
+        namespace: str,
+        target: str,
+        params: Mapping[str, Any] | None = None,
+        rerun: bool = False,
+    ) -> Job:
+        """See `AsyncMemory.enqueue_job`."""
+        return self._run(self._async.enqueue_job(kind, namespace, target, params, rerun))
+
+    def jobs(
+        self,
+        status: str | None = None,
+        kind: str | None = None,
+        namespace: str | None = None,
+        limit: int = 50,
+    ) -> list[Job]:
+        """Jobs, newest first; `status` is queued, running, done or dead (the dead letters)."""
+        return self._run(self._async.jobs(status, kind, namespace, limit))
+
+    def job(self, job_id: str) -> Job | None:
+        """See `AsyncMemory.job`."""
+        return self._run(self._async.job(job_id))
+
+    def retry_job(self, job_id: str) -> Job | None:
+        """See `AsyncMemory.retry_job`."""
+        return self._run(self._async.retry_job(job_id))
+
+    def run_jobs(self, sweep: bool = True, wait_s: float = 0.0, namespace: str | None = None) -> RunReport:
+        """See `AsyncMemory.run_jobs`."""
+        return self._run(self._async.run_jobs(sweep, wait_s, namespace))
+
+    def erase_session(self, namespace: str, session_id: str, by: str = 'local') -> Erasure:
+        """See `AsyncMemory.erase_session`."""
+        return self._run(self._async.erase_session(namespace, session_id, by))
+
+    def erase_subject(self, namespace: str, subject: str, by: str = 'local') -> Erasure:
+        """See `AsyncMemory.erase_subject`."""
+        return self._run(self._async.erase_subject(namespace, subject, by))
+
+    def erase_namespace(self, namespace: str, by: str = 'local') -> Erasure:
+        """See `AsyncMemory.erase_namespace`."""
+        return self._run(self._async.erase_namespace(namespace, by))
+
+    def erasures(self, namespace: str, limit: int = 100) -> list[Erasure]:
+        """The namespace's erasure records, newest first."""
+        return self._run(self._async.erasures(namespace, limit))
+
+    def session(self, namespace: str, session_id: str) -> Session | None:
+        """See `AsyncMemory.session`."""
+        return self._run(self._async.session(namespace, session_id))
+
+    def sessions(self, namespace: str, limit: int = 100) -> list[Session]:
+        """See `AsyncMemory.sessions`."""
+        return self._run(self._async.sessions(namespace, limit))
+
+    def turns(self, namespace: str, session_id: str) -> list[Turn]:
+        """See `AsyncMemory.turns`."""
+        return self._run(self._async.turns(namespace, session_id))
+

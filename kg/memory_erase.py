@@ -6,15 +6,16 @@ physically and leaves only an `(:Erasure)` record without it (see docs/forgettin
 
 from __future__ import annotations
 
+from kg.engine import Engine
 import hashlib
 import json
 import uuid
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
-from kg.facts_models import entity_key
-from kg.models import EraseScope, Erasure, as_utc, check_namespace
-from kg.store import Store, Tx
+from services.facts_models import entity_key
+from services.models import EraseScope, Erasure, as_utc, check_namespace
+from services.store import Tx
 
 LOCAL = "local"
 
@@ -56,10 +57,9 @@ async def _record(tx: Tx, namespace: str, scope: EraseScope, target: str, by: st
     return _erasure(row["erasure"])
 
 
-class EraseFacade:
+class EraseFacade(Engine):
     """Mixed into `AsyncMemory`, which provides `store`."""
 
-    store: Store
 
     async def erase_session(self, namespace: str, session_id: str, by: str = LOCAL) -> Erasure:
         """Delete a session, its turns (and context keys), summaries, decisions and jobs. Facts, fact

@@ -3,21 +3,18 @@ queries/relationships); see docs/relationships.md."""
 
 from __future__ import annotations
 
+from kg.engine import Engine
 from datetime import datetime
 from typing import Iterable, Literal
 
 from ingest.relationships import RelationshipWriter, end
-from kg.config import Settings
-from kg.relationship_models import RelateResult, RelationshipView
-from kg.store import Store
+from services.relationship_models import RelateResult, RelationshipView
 from queries import relationships as relationship_queries
 
 
-class RelationshipsFacade:
-    """Mixed into `AsyncMemory`, which provides these attributes."""
+class RelationshipsFacade(Engine):
+    """Mixed into `AsyncMemory`."""
 
-    settings: Settings
-    store: Store
 
     async def relate(
         self,

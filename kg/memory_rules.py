@@ -3,32 +3,21 @@ and the nightly upkeep (ingest/corrections, queries/corrections)."""
 
 from __future__ import annotations
 
+from kg.engine import Engine
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-from kg.config import Settings
-from kg.correction_models import (
+from services.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
-from kg.embeddings import Embedder
-from kg.limits import check_session_id, check_text
-from kg.models import check_namespace
-from kg.store import Store
+from services.limits import check_session_id, check_text
+from services.models import check_namespace
 from queries import corrections as correction_queries
 
-if TYPE_CHECKING:
-    from ingest.corrections.maintain import ClusterLabeler
-    from ingest.corrections.policy import CorrectionJudge
 
+class RulesFacade(Engine):
+    """Mixed into `AsyncMemory`."""
 
-class RulesFacade:
-    """Mixed into `AsyncMemory`, which provides these attributes."""
-
-    settings: Settings
-    store: Store
-    embedder: Embedder
-    correction_judge: CorrectionJudge | None
-    correction_labeler: ClusterLabeler | None
 
     # -- corrections and rules -------------------------------------------------------------------
     async def add_correction(

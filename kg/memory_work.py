@@ -1,24 +1,20 @@
 """`AsyncMemory`'s background work: post-session indexing and the job queue
-(ingest/indexing.py, ingest/jobs.py, ingest/worker.py)."""
+(ingest/indexing.py, ingest/jobs.py, kg/worker.py)."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ingest.job_kinds import KINDS
+from kg.job_kinds import KINDS
 from ingest.jobs import JobQueue
-from ingest.worker import run_once
-from kg.config import Settings
-from kg.indexing_models import IndexReport, SessionIndexReport
-from kg.job_models import Job, RunReport
-from kg.store import Store
+from kg.worker import run_once
+from kg.engine import Engine
+from services.indexing_models import IndexReport, SessionIndexReport
+from services.job_models import Job, RunReport
 
 
-class WorkFacade:
-    """Mixed into `AsyncMemory`, which provides these attributes."""
-
-    settings: Settings
-    store: Store
+class WorkFacade(Engine):
+    """Mixed into `AsyncMemory`."""
 
     # -- post-session indexing (ingest/indexing.py) --------------------------------------------
     async def index_session(self, namespace: str, session_id: str) -> SessionIndexReport:
@@ -26,18 +22,14 @@ class WorkFacade:
         its entities (through the dedup resolver), MENTIONS links, facts, relationships, corrections
         and decisions. Idempotent. When extraction fails nothing is written and the session is marked
         `extraction_failed`. See docs/extraction.md."""
-        from ingest.indexing import open_indexer
-
-        async with open_indexer(self) as indexer:
+        async with self.open_indexer() as indexer:
             return await indexer.index_session(namespace, session_id)
 
     async def index_pending(self, namespace: str | None = None, limit: int | None = None) -> IndexReport:
         """Index the sessions that are closed (or idle for `[session] idle_minutes`) and not indexed by
         the current extractor, model and prompt version, grown since, or failed (retried up to
         `[memory.indexing] max_failures` times). `namespace` None: every namespace."""
-        from ingest.indexing import open_indexer
-
-        async with open_indexer(self) as indexer:
+        async with self.open_indexer() as indexer:
             return await indexer.index_pending(namespace, limit)
 
     # -- background jobs -------------------------------------------------------------------------
@@ -46,7 +38,7 @@ class WorkFacade:
     ) -> Job:
         """Queue background work for the workers (`kg serve`, `kg jobs run-once`). Idempotent: one
         job per kind, namespace and target; a done job runs again only with `rerun`. Kinds are the
-        registered ones (`ingest.job_kinds.KINDS`). See docs/operations.md."""
+        registered ones (`kg.job_kinds.KINDS`). See docs/operations.md."""
         if kind not in KINDS:
             raise ValueError(f"unknown job kind {kind!r}; registered: {', '.join(sorted(KINDS))}")
         queue = JobQueue(self.store, self.settings.jobs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from kg.config import Settings
+from services.config import Settings
 from queries.rerank import RERANK, LLMReranker, Reranker, local_reranker
 
 log = logging.getLogger(__name__)

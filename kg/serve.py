@@ -17,7 +17,7 @@ import signal
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
-from kg.extras import require
+from services.extras import require
 
 require("server", "uvicorn", "apscheduler", "fastapi", "mcp")
 
@@ -26,11 +26,11 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from ingest.job_kinds import KINDS
+from kg.job_kinds import KINDS
 from ingest.jobs import JobQueue
-from ingest.sweeps import NOT_YET, SCHEDULES, runnable, run_sweep
-from ingest.worker import Worker
-from kg.config import Settings
+from kg.sweeps import NOT_YET, SCHEDULES, runnable, run_sweep
+from kg.worker import Worker
+from services.config import Settings
 from kg.memory import AsyncMemory
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from kg.embeddings import EmbeddingError
-from kg.neo4j_local import LocalServerError
-from kg.store import StoreError
+from services.embeddings import EmbeddingError
+from services.neo4j_local import LocalServerError
+from services.store import StoreError
 
 T = TypeVar("T")
 
@@ -46,8 +46,8 @@ def instant(text: Optional[str], option: str) -> Optional[datetime]:
 
 
 def namespace_option(value: Optional[str]) -> Optional[str]:
-    """A `--namespace` callback: the rule every door applies (`kg.models.check_namespace`)."""
-    from kg.models import check_namespace
+    """A `--namespace` callback: the rule every door applies (`services.models.check_namespace`)."""
+    from services.models import check_namespace
 
     if value is None:
         return None

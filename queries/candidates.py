@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.models import Role, Session, Turn, attachments_of
-from kg.recall_models import Summary, summary_from_props
-from kg.store import Store
+from services.models import Role, Session, Turn, attachments_of
+from services.recall_models import Summary, summary_from_props
+from services.store import Store
 from queries.analysis import TimeWindow
 from queries.recipes import Key, Method
 from queries.turns import scoped
@@ -158,7 +158,7 @@ def _turn(tid: str, namespace: str, session_id: str, idx: int, role: Role, speak
           external_id: str | None, model: str | None, kinds: list[str] | None = None,
           captions: list[str] | None = None, urls: list[str] | None = None) -> Turn:
     """A turn from the columns the hydrating queries return (`ts` in epoch µs; the attachments as
-    the node's parallel lists, `kg.models.attachment_columns`)."""
+    the node's parallel lists, `services.models.attachment_columns`)."""
     return Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
                 text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model,
                 attachments=attachments_of(kinds, captions, urls))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from kg.config import ConfidenceSettings
+from services.config import ConfidenceSettings
 
 _DAY = timedelta(days=1)
 

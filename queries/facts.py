@@ -14,10 +14,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from kg.config import ConfidenceSettings
-from kg.facts_models import FactStatus, FactView, entity_key, predicate_key
-from kg.models import as_utc
-from kg.store import Store
+from services.config import ConfidenceSettings
+from services.facts_models import FactStatus, FactView, entity_key, predicate_key
+from services.models import as_utc
+from services.store import Store
 from queries.confidence import score
 
 

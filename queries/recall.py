@@ -19,11 +19,11 @@ from collections.abc import Awaitable
 from datetime import datetime, timezone
 from typing import Any
 
-from kg.config import ConfidenceSettings, RecallWeights
-from kg.facts_models import FactView, entity_key
-from kg.models import as_utc
-from kg.recall_models import MemoryHit, RankedTurn, SessionHit
-from kg.store import Store
+from services.config import ConfidenceSettings, RecallWeights
+from services.facts_models import FactView, entity_key
+from services.models import as_utc
+from services.recall_models import MemoryHit, RankedTurn, SessionHit
+from services.store import Store
 from queries import candidates as cand
 from queries.confidence import score as confidence_score
 from queries.fusion import normalized

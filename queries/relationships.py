@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from kg.facts_models import entity_key, predicate_key
-from kg.models import as_utc
-from kg.relationship_models import RelationshipStatus, RelationshipView
-from kg.store import Store
+from services.facts_models import entity_key, predicate_key
+from services.models import as_utc
+from services.relationship_models import RelationshipStatus, RelationshipView
+from services.store import Store
 
 
 def _native(value: Any) -> Any:

@@ -24,8 +24,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from kg.config import RerankSettings
-from kg.models import Turn
+from services.config import RerankSettings
+from services.models import Turn
 
 log = logging.getLogger(__name__)
 

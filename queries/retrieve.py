@@ -23,10 +23,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from kg.config import RetrievalSettings
-from kg.embeddings import Embedder
-from kg.models import Turn, as_utc
-from kg.store import Store
+from services.config import RetrievalSettings
+from services.embeddings import Embedder
+from services.models import Turn, as_utc
+from services.store import Store
 from queries import candidates as cand
 from queries.analysis import TimeWindow, content_terms, named, time_window
 from queries.fusion import best_per_group, group_scores, ranking, rrf

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kg.store import Store
+from services.store import Store
 from queries.candidates import Candidate, from_epoch_us
 from queries.recipes import Key
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from kg.config import ConfidenceSettings, Settings
+from services.config import ConfidenceSettings, Settings
 from queries.confidence import last_touch, reinforcement_boost, score, staleness
 
 CFG = ConfidenceSettings()

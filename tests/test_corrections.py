@@ -17,7 +17,7 @@ import pytest
 
 from ingest.corrections.normalize import normalize
 from kg import AsyncMemory, Memory, Settings
-from kg.correction_models import MaintenanceReport
+from services.correction_models import MaintenanceReport
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 

@@ -12,9 +12,9 @@ import pytest
 from ingest.corrections.clustering import Member, cluster_labels, contradictions, keyphrases, merges
 from ingest.corrections.normalize import conflict, normalize, shape
 from ingest.corrections.policy import Candidate, Neighbour, Verdict, decide, plan_from_verdict
-from kg.config import CorrectionClusteringSettings, CorrectionSettings
-from kg.correction_models import CoreRules, CorrectionView
-from kg.correction_weight import CorrectionState, earned_status, effective_weight, held_status, status_at, weight_at
+from services.config import CorrectionClusteringSettings, CorrectionSettings
+from services.correction_models import CoreRules, CorrectionView
+from services.correction_weight import CorrectionState, earned_status, effective_weight, held_status, status_at, weight_at
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 CFG = CorrectionSettings()

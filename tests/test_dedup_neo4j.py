@@ -15,7 +15,7 @@ from ingest.dedup.neo4j_resolver import GraphResolver
 from ingest.dedup import neo4j_source
 from ingest.dedup.neo4j_source import prefetch
 from kg import AsyncMemory
-from kg.facts_models import entity_id
+from services.facts_models import entity_id
 from tests.conftest import shared_data
 
 

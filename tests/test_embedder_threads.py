@@ -8,7 +8,7 @@ import time
 import pytest
 
 from kg import load_settings
-from kg.embeddings import QUERY_TEXTS, LocalMiniLM, embedder_for
+from services.embeddings import QUERY_TEXTS, LocalMiniLM, embedder_for
 
 
 def test_a_query_is_embedded_while_a_batch_runs() -> None:

@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory, Memory, Settings
-from kg.facts_models import FactView
+from services.facts_models import FactView
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 

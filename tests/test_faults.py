@@ -25,11 +25,11 @@ import pytest
 from pydantic import SecretStr
 
 from kg import AsyncMemory, Settings, load_settings
-from ingest.job_kinds import JobKind, extract_session
+from kg.job_kinds import JobKind, extract_session
 from ingest.sessions import auto_session_id
-from ingest.worker import Worker
-from kg.config import IndexingSettings, JobSettings, LLMService, LLMSettings
-from kg.neo4j_local import LocalNeo4j
+from kg.worker import Worker
+from services.config import IndexingSettings, JobSettings, LLMService, LLMSettings
+from services.neo4j_local import LocalNeo4j
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,9 +11,9 @@ import pytest
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode, Node
 
-from ingest.graphiti_import import GraphitiSource, episode_messages, import_graphiti, open_graphiti
+from kg.graphiti_import import GraphitiSource, episode_messages, import_graphiti, open_graphiti
 from kg import AsyncMemory
-from kg.store import resolve_connection
+from services.store import resolve_connection
 
 
 def utc(*args: int) -> datetime:

@@ -17,7 +17,7 @@ from ingest.dedup import Mention
 from ingest.dedup.adjudication import LLMAdjudicator
 from ingest.dedup.neo4j_resolver import GraphResolver
 from kg import AsyncMemory, Settings
-from kg.config import LLMService
+from services.config import LLMService
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)

@@ -11,7 +11,7 @@ import pytest
 
 from ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg import AsyncMemory
-from kg.models import Attachment, Message
+from services.models import Attachment, Message
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 

@@ -20,12 +20,12 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory, Settings
-from ingest.job_kinds import JobKind
+from kg.job_kinds import JobKind
 from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
-from ingest.sweeps import SWEEPS, latest_fire, reindex, run_sweep
-from ingest.worker import Worker
-from kg.config import JobSettings, Schedule
-from kg.job_models import job_id
+from kg.sweeps import SWEEPS, latest_fire, reindex, run_sweep
+from kg.worker import Worker
+from services.config import JobSettings, Schedule
+from services.job_models import job_id
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=1.0, heartbeat_s=0.3,

@@ -13,7 +13,7 @@ import pytest
 
 from ingest.llm_judges import LLMClusterLabeler, LLMCorrectionJudge, LLMPredicateResolver
 from kg import AsyncMemory
-from kg.config import Settings
+from services.config import Settings
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)

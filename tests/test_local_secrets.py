@@ -16,9 +16,9 @@ import pytest
 
 from kg import load_settings
 from kg.access import key_digest
-from kg.config import HttpSettings
+from services.config import HttpSettings
 from kg.http import create_app
-from kg.neo4j_local import LocalNeo4j
+from services.neo4j_local import LocalNeo4j
 from tests.http_client import running
 
 

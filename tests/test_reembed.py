@@ -9,7 +9,7 @@ import pytest
 
 from ingest.reembed import EMBEDDED, reembed
 from kg import AsyncMemory, load_settings
-from kg.store import EmbedderMismatch
+from services.store import EmbedderMismatch
 
 
 async def test_reembed_switches_the_embedding_space(memory: AsyncMemory, namespace: str) -> None:

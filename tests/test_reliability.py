@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from kg import AsyncMemory, load_settings
-from kg.limits import FieldError
+from services.limits import FieldError
 from kg.mcp import LocalScope, build_server
 from tests.http_client import api, msg  # noqa: F401 - fixture
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kg import AsyncMemory
-from kg.config import Settings, load_settings
+from services.config import Settings, load_settings
 from queries.recipes import HIERARCHICAL, HYBRID, recipe
 from queries.rerank import CrossEncoderReranker, complete, passage, rerank
 from queries.retrieve import Retriever

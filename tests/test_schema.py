@@ -6,7 +6,7 @@ import pytest
 
 import cypher
 from kg import AsyncMemory
-from kg.store import EmbedderMismatch
+from services.store import EmbedderMismatch
 
 
 async def test_constraints_and_indexes_exist(memory: AsyncMemory) -> None:

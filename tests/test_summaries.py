@@ -18,7 +18,7 @@ from ingest.summaries.offline import OfflineSummarizer, keyphrases
 from ingest.summaries.plan import rollup_groups, windows
 from ingest.summaries.writer import SessionSummarizer
 from kg import AsyncMemory
-from kg.config import LLMService, Settings
+from services.config import LLMService, Settings
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm  # noqa: F401 - fixture
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from kg import AsyncMemory
-from kg.models import Message
+from services.models import Message
 from tests.http_client import api  # noqa: F401 - fixture
 
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)

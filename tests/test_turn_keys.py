@@ -18,7 +18,7 @@ from ingest.reembed import reembed
 from ingest.sessions import TurnIds
 from ingest.turn_keys import turn_key
 from kg import AsyncMemory, load_settings
-from kg.models import ATTACHMENTS_MAX, Attachment, Message
+from services.models import ATTACHMENTS_MAX, Attachment, Message
 from tests.http_client import api  # noqa: F401 - fixture
 
 T0 = datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc)

@@ -20,9 +20,9 @@ from typing import Sequence
 import numpy as np
 
 from ingest.corrections.normalize import conflict, shape, tokens
-from kg.config import CorrectionClusteringSettings
-from kg.correction_models import LinkType
-from kg.extras import require
+from services.config import CorrectionClusteringSettings
+from services.correction_models import LinkType
+from services.extras import require
 
 
 def cluster_labels(vectors: np.ndarray, cfg: CorrectionClusteringSettings) -> tuple[list[int], bool]:

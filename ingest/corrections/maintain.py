@@ -19,11 +19,11 @@ from typing import Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from ingest.corrections.clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
-from kg.config import CorrectionSettings
-from kg.correction_models import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
-from kg.correction_weight import CorrectionState, status_at, weight_at
-from kg.models import as_utc
-from kg.store import Store, Tx
+from services.config import CorrectionSettings
+from services.correction_models import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
+from services.correction_weight import CorrectionState, status_at, weight_at
+from services.models import as_utc
+from services.store import Store, Tx
 
 _ATTEMPTS = 3
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}

@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Literal, Protocol, Sequence
 
 from ingest.corrections.normalize import RuleShape, conflict, shape
-from kg.config import CorrectionSettings
-from kg.correction_models import Decision, LinkType
+from services.config import CorrectionSettings
+from services.correction_models import Decision, LinkType
 
 
 @dataclass(frozen=True)

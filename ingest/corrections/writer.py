@@ -26,12 +26,12 @@ from ingest.corrections.policy import (
     fingerprint,
     plan_from_verdict,
 )
-from kg.config import CorrectionSettings
-from kg.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
-from kg.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
-from kg.embeddings import Embedder
-from kg.models import as_utc
-from kg.store import Store, Tx
+from services.config import CorrectionSettings
+from services.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
+from services.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
+from services.embeddings import Embedder
+from services.models import as_utc
+from services.store import Store, Tx
 
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}
 _INDEX_OVERFETCH = 10

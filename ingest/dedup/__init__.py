@@ -6,7 +6,7 @@ from ingest.dedup.model import Entity, MatchDecision, Mention, Resolution
 from ingest.dedup.names import is_low_information, name_key, normalize_name
 from ingest.dedup.profile import Profile, profile
 from ingest.dedup.resolver import Resolver, TextEmbedder
-from ingest.dedup.settings import DedupSettings
+from services.dedup_settings import DedupSettings
 from ingest.dedup.stages import compare, fuzzy_score
 
 __all__ = [

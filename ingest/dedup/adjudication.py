@@ -22,8 +22,8 @@ from ingest.dedup.profile import Profile
 from ingest.dedup.resolver import NONE_OF_THEM
 from ingest.extraction.extractor import Usage
 from ingest.extraction.llm import usage_of
-from kg.config import LLMService, Settings, api_key_from_env
-from kg.llm import LLMFailed, LLMTransport
+from services.config import LLMService, Settings
+from services.llm import LLMFailed, LLMTransport, service_for
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,5 @@ def adjudicator_for(settings: Settings) -> LLMAdjudicator | None:
         return LLMAdjudicator(name, services[name], stage.max_candidates)
     if stage.service is not None:
         raise ValueError(f"[memory.entity_deduplication.adjudication] service {name!r} is not in [llm.services]")
-    if name == "auto" and api_key_from_env("anthropic") is not None:
-        found = next(((n, s) for n, s in services.items() if s.provider == "anthropic"), ("anthropic", LLMService()))
-        return LLMAdjudicator(found[0], found[1], stage.max_candidates)
-    return None
+    found = service_for(settings) if name == "auto" else None  # the "auto" rule of extraction
+    return LLMAdjudicator(found[0], found[1], stage.max_candidates) if found else None

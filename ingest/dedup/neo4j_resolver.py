@@ -8,7 +8,7 @@ leave open, found by a first in-memory pass without the embedding stage; if the 
 needs another one, the rest are fetched and the pass is redone. (`vectors` embeds a batch up
 front instead, outside any transaction.)
 
-Ids of new entities follow the fact writer's scheme (`kg.facts_models.entity_id` of the entity
+Ids of new entities follow the fact writer's scheme (`services.facts_models.entity_id` of the entity
 key of the first surface form), so a fact about "Dana" and the entity resolved from "Dana" are
 one node; an entity the fact writer made from a bare subject name is adopted by the resolver. A
 second entity of the same name (told apart by an identifier, a qualifier or its type) gets the
@@ -38,9 +38,9 @@ from ingest.dedup.model import Entity, Mention, Resolution
 from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
 from ingest.dedup.profile import Profile, profile
 from ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
-from ingest.dedup.settings import DedupSettings
-from kg.facts_models import entity_id, entity_key
-from kg.store import Store, Tx
+from services.dedup_settings import DedupSettings
+from services.facts_models import entity_id, entity_key
+from services.store import Store, Tx
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -34,8 +34,8 @@ from ingest.dedup.candidates import InMemoryCandidateSource
 from ingest.dedup.model import AttributeChange, Entity
 from ingest.dedup.names import compact_name, is_low_information, normalize_name
 from ingest.dedup.profile import Profile
-from ingest.dedup.settings import DedupSettings
-from kg.store import Tx
+from services.dedup_settings import DedupSettings
+from services.store import Tx
 
 MAX_GRAMS = 64  # Lucene caps boolean clauses; a long name's first grams are plenty
 FUZZY_OVERFETCH = 2  # fulltext hits fetched per candidate kept after re-ranking by the fuzzy ratio

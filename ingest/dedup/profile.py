@@ -8,7 +8,7 @@ from ingest.dedup import lexicon
 from ingest.dedup.identifiers import identifiers, name_from_email, qualifiers
 from ingest.dedup.model import Mention
 from ingest.dedup.names import alias_keys, is_low_information, name_key, parse_person, place_qualifier
-from ingest.dedup.settings import DedupSettings
+from services.dedup_settings import DedupSettings
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from ingest.dedup.candidates import CandidateSource
 from ingest.dedup.entity import absorb, new_entity
 from ingest.dedup.model import STAGE_RANK, Entity, MatchDecision, Mention, Resolution
 from ingest.dedup.profile import Profile, profile
-from ingest.dedup.settings import DedupSettings
+from services.dedup_settings import DedupSettings
 from ingest.dedup.stages import compare
 
 
 class TextEmbedder(Protocol):
-    """What `kg.embeddings.Embedder` offers: unit-length vectors, one per text."""
+    """What `services.embeddings.Embedder` offers: unit-length vectors, one per text."""
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 

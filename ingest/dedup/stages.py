@@ -26,7 +26,7 @@ from ingest.dedup.names import (
     variants_agree,
 )
 from ingest.dedup.profile import Profile, profile
-from ingest.dedup.settings import DedupSettings
+from services.dedup_settings import DedupSettings
 
 NO_MATCH = MatchDecision("none", 0.0, "different", "no stage matched")
 # How sure each alias kind is: a nickname is near-certain, a lone initial is a guess.

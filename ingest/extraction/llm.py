@@ -1,9 +1,9 @@
 """LLM extraction (and the other structured per-session tasks) through the one LLM transport.
 
 `LLMExtractor` asks one `Prompt` (a versioned message builder paired with its response model) per
-chunk through `kg.llm.LLMTransport`, which owns the instructor client, the transport retries,
+chunk through `services.llm.LLMTransport`, which owns the instructor client, the transport retries,
 the redaction and the usage meter. When the retries are spent `ExtractionFailed` is raised with
-the (redacted) reason. `extractor_for(settings)` picks the backend by `kg.llm.service_for`.
+the (redacted) reason. `extractor_for(settings)` picks the backend by `services.llm.service_for`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from ingest.extraction.extractor import ExtractionFailed, Usage
 from ingest.extraction.models import ChunkInput, ExtractionResult
 from ingest.extraction.offline import OfflineExtractor
 from ingest.extraction.prompts import EXTRACT, Prompt
-from kg.config import LLMService, Settings
-from kg.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
+from services.config import LLMService, Settings
+from services.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from ingest.extraction.models import ChunkInput, ExtractionResult
 from ingest.extraction.prompts import _SYSTEM_V1 as _EXTRACT_SYSTEM_V1
 from ingest.extraction.prompts import Messages, Prompt, render_turns
 from ingest.summaries.models import SummaryDraft
-from kg.store import Store
+from services.store import Store
 
 SESSION_V1 = "session-v1"
 

@@ -20,9 +20,9 @@ from ingest.extraction.session import SESSION_V1, CachedExtractor
 from ingest.summaries.models import Part, Summarizer, SummaryDraft
 from ingest.summaries.offline import OfflineSummarizer
 from ingest.summaries.prompts import ROLLUP, SUMMARIZE, parts_chunk
-from kg.config import Settings
-from kg.embeddings import Embedder
-from kg.store import Store
+from services.config import Settings
+from services.embeddings import Embedder
+from services.store import Store
 
 
 class SummaryFailed(RuntimeError):

@@ -8,7 +8,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field, field_validator
 
 from ingest.extraction.models import ChunkTurn
-from kg.recall_models import Outcome
+from services.recall_models import Outcome
 
 TEXT_MAX_CHARS = 4000
 

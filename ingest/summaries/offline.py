@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from ingest.extraction.models import ChunkInput, ChunkTurn
 from ingest.extraction.offline import extract_offline
 from ingest.summaries.models import Part, SummaryDraft
-from kg.config import SummarySettings
-from kg.embeddings import Embedder
-from kg.recall_models import OFFLINE_MODEL
+from services.config import SummarySettings
+from services.embeddings import Embedder
+from services.recall_models import OFFLINE_MODEL
 
 OFFLINE_PROMPT = "extractive-v1"
 QUOTE_CHARS = 320

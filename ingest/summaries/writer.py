@@ -24,11 +24,11 @@ from ingest.summaries.models import Part, Summarizer, SummaryDraft
 from ingest.summaries.offline import OfflineSummarizer
 from ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 from ingest.turn_keys import attachment_text, stored_attachments
-from kg.config import Settings
-from kg.embeddings import Embedder
-from kg.llm_usage import metering
-from kg.recall_models import OFFLINE_MODEL, Summary, summary_from_props
-from kg.store import Store, Tx
+from services.config import Settings
+from services.embeddings import Embedder
+from services.llm_usage import metering
+from services.recall_models import OFFLINE_MODEL, Summary, summary_from_props
+from services.store import Store, Tx
 
 log = logging.getLogger(__name__)
 DUE_PAGE = 500

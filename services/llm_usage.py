@@ -1,4 +1,4 @@
-"""The LLM usage meter: what every LLM call cost, recorded by the one transport (`kg.llm`).
+"""The LLM usage meter: what every LLM call cost, recorded by the one transport (`services.llm`).
 
 Each answered request is an `LLMCall` (purpose, model, prompt version, tokens, latency), appended
 to every `UsageMeter` opened with `metering()` around the work (a job, an indexing run, a

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from kg.config import CorrectionSettings
-from kg.correction_models import STATUSES, CorrectionStatus
+from services.config import CorrectionSettings
+from services.correction_models import STATUSES, CorrectionStatus
 
 _DAY = timedelta(days=1)
 

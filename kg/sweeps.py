@@ -12,41 +12,40 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import Awaitable, Callable
 
-from ingest.job_kinds import KINDS
+from kg.engine import Engine
+from kg.job_kinds import KINDS
 from ingest.jobs import JobQueue
-from kg.config import Schedule, ScheduleSettings
-from kg.extras import require
+from services.config import Schedule, ScheduleSettings
+from services.extras import require
 
-if TYPE_CHECKING:
-    from kg.memory import AsyncMemory
 
 log = logging.getLogger(__name__)
 
-Sweep = Callable[["AsyncMemory", JobQueue, "datetime | None", "str | None"], Awaitable[int]]  # due, namespace
+Sweep = Callable[[Engine, JobQueue, "datetime | None", "str | None"], Awaitable[int]]  # due, namespace
 SCHEDULES: tuple[str, ...] = ("summarize", "index", "reindex", "corrections", "embeddings")  # [schedules] keys
 
 
-async def embeddings_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+async def embeddings_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Namespaces with turns stored without an embedding get an `embed_backfill` job."""
     queued, seen = 0, datetime.now(timezone.utc)
-    for row in await memory.store.read("queries/job_namespaces_unembedded", namespace=namespace):
+    for row in await engine.store.read("queries/job_namespaces_unembedded", namespace=namespace):
         queued += (await queue.enqueue("embed_backfill", row["namespace"], "turns", rerun=True, done_before=seen))[1]
     return queued
 
 
-async def corrections_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+async def corrections_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Every namespace with corrections gets its `maintain_corrections` job for this night."""
     night = (due or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M")
     queued = 0
-    for row in await memory.store.read("queries/job_correction_namespaces", namespace=namespace):
+    for row in await engine.store.read("queries/job_correction_namespaces", namespace=namespace):
         queued += (await queue.enqueue("maintain_corrections", row["namespace"], night))[1]
     return queued
 
 
 async def reindex(
-    memory: AsyncMemory,
+    engine: Engine,
     queue: JobQueue,
     *,
     stale: bool = True,
@@ -65,9 +64,9 @@ async def reindex(
             continue
         filters = {"namespace": namespace, "session_id": session_id, "since": since}
         if stale:
-            rows = await memory.store.read(kind.stale_query, **filters, **(await kind.stale_params(memory)))
+            rows = await engine.store.read(kind.stale_query, **filters, **(await kind.stale_params(engine)))
         else:
-            rows = await memory.store.read("queries/job_sessions_select", **filters)
+            rows = await engine.store.read("queries/job_sessions_select", **filters)
         counts[kind.name] = 0
         for row in rows:
             params = {"reason": "stale" if stale else "requested"}
@@ -76,16 +75,16 @@ async def reindex(
     return counts
 
 
-async def reindex_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
-    return sum((await reindex(memory, queue, stale=True, namespace=namespace)).values())
+async def reindex_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+    return sum((await reindex(engine, queue, stale=True, namespace=namespace)).values())
 
 
-async def summarize_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+async def summarize_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Namespaces with due sessions (idle for `[session] idle_minutes`, closed, or grown by
     `summarize_every_messages`) get a `summarize_due` job."""
-    cfg, seen = memory.settings.session, datetime.now(timezone.utc)
+    cfg, seen = engine.settings.session, datetime.now(timezone.utc)
     idle_before = seen - timedelta(minutes=cfg.idle_minutes)
-    rows = await memory.store.read("queries/sessions_due", namespace=namespace, idle_before=idle_before,
+    rows = await engine.store.read("queries/sessions_due", namespace=namespace, idle_before=idle_before,
                                    every=cfg.summarize_every_messages, limit=100_000)
     queued = 0
     for due_namespace in sorted({r["namespace"] for r in rows}):
@@ -93,16 +92,16 @@ async def summarize_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | 
     return queued
 
 
-async def index_sweep(memory: AsyncMemory, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+async def index_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Sessions closed (or idle for `[session] idle_minutes`) and not indexed by the current
     extractor version, grown since, or failed fewer than `max_failures` times get `index_session`."""
-    from ingest.job_kinds import extraction_version
+    from kg.job_kinds import extraction_version
 
-    cfg, seen = memory.settings, datetime.now(timezone.utc)
-    rows = await memory.store.read(
+    cfg, seen = engine.settings, datetime.now(timezone.utc)
+    rows = await engine.store.read(
         "queries/sessions_pending_index", namespace=namespace,
         idle_before=seen - timedelta(minutes=cfg.session.idle_minutes),
-        version=(await extraction_version(memory))["version"], max_failures=cfg.memory.indexing.max_failures,
+        version=(await extraction_version(engine))["version"], max_failures=cfg.memory.indexing.max_failures,
         limit=100_000)
     queued = 0
     for row in rows:
@@ -151,19 +150,19 @@ def runnable(settings: ScheduleSettings) -> list[str]:
 
 
 async def run_sweep(
-    memory: AsyncMemory, queue: JobQueue, name: str, now: datetime | None = None, namespace: str | None = None
+    engine: Engine, queue: JobQueue, name: str, now: datetime | None = None, namespace: str | None = None
 ) -> int:
     """Run one schedule's sweep (over every namespace, or one)."""
     sweep, _ = SWEEPS[name]
-    schedules = memory.settings.schedules
+    schedules = engine.settings.schedules
     due = latest_fire(getattr(schedules, name), schedules.timezone, now or datetime.now(timezone.utc))
-    queued = await sweep(memory, queue, due, namespace)
+    queued = await sweep(engine, queue, due, namespace)
     log.info("sweep %s: %d job(s) queued", name, queued)
     return queued
 
 
 async def run_sweeps(
-    memory: AsyncMemory, queue: JobQueue, now: datetime | None = None, namespace: str | None = None
+    engine: Engine, queue: JobQueue, now: datetime | None = None, namespace: str | None = None
 ) -> dict[str, int]:
     """Run every runnable sweep once (what `kg jobs run-once` does first)."""
-    return {name: await run_sweep(memory, queue, name, now, namespace) for name in runnable(memory.settings.schedules)}
+    return {name: await run_sweep(engine, queue, name, now, namespace) for name in runnable(engine.settings.schedules)}

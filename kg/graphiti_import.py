@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from kg.extras import require
+from services.extras import require
 
 require("graphiti", "graphiti_core")
 
@@ -26,9 +26,9 @@ from graphiti_core.driver.neo4j_driver import Neo4jDriver  # noqa: E402 - after 
 from graphiti_core.edges import EntityEdge  # noqa: E402
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode  # noqa: E402
 
-from kg.facts_models import entity_id, entity_key, predicate_key
+from services.facts_models import entity_id, entity_key, predicate_key
 from kg.memory import AsyncMemory
-from kg.models import ROLES, Message, as_utc
+from services.models import ROLES, Message, as_utc
 
 T = TypeVar("T")
 PAGE = 500

@@ -25,8 +25,8 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
 from neo4j.exceptions import AuthError, ServiceUnavailable, TransientError
 
 import cypher
-from kg.config import Settings
-from kg.neo4j_local import LocalNeo4j
+from services.config import Settings
+from services.neo4j_local import LocalNeo4j
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

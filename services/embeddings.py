@@ -15,8 +15,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, Sequence
 
-from kg.config import EmbeddingSettings
-from kg.extras import require
+from services.config import EmbeddingSettings
+from services.extras import require
 
 log = logging.getLogger(__name__)
 

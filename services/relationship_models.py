@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from kg.facts_models import Decision
+from services.facts_models import Decision
 
 RelationshipStatus = Literal["current", "ended", "expired"]  # expired: belief replaced this version
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from kg.config import LocalServerSettings
+from services.config import LocalServerSettings
 
 # The `server.jvm.additional` set of the official 5.26 launcher, needed on Java 17+.
 JVM_FLAGS = [

@@ -11,7 +11,7 @@ When both are spent, `LLMFailed` is raised with the reason, redacted: API keys n
 line or an error message.
 
 Every answered request is recorded as an `LLMCall` (purpose, model, prompt version, tokens,
-latency) in the meters of `kg.llm_usage` open around the work (a job, an indexing run).
+latency) in the meters of `services.llm_usage` open around the work (a job, an indexing run).
 `service_for(settings)` is the "auto" backend rule, written once.
 """
 
@@ -34,8 +34,8 @@ from instructor.core.exceptions import IncompleteOutputException, InstructorRetr
 from instructor.core.hooks import Hooks
 from pydantic import SecretStr, ValidationError
 
-from kg.config import LLMService, Settings, api_key_from_env
-from kg.llm_usage import LLMCall, UsageMeter, add_usage, metering, record
+from services.config import LLMService, Settings, api_key_from_env
+from services.llm_usage import LLMCall, UsageMeter, add_usage, metering, record
 
 log = logging.getLogger(__name__)
 
@@ -253,10 +253,18 @@ def service_for(settings: Settings, name: str | None = None) -> tuple[str, LLMSe
     return backend, services[backend], None
 
 
+def llm_configured(settings: Settings) -> bool:
+    """Whether `[memory.indexing] backend` resolves to an LLM service (by `service_for`'s rule)."""
+    try:
+        return service_for(settings) is not None
+    except ValueError:  # an unknown service name: reported when extraction asks for it
+        return False
+
+
 def transport_for(settings: Settings, name: str | None = None) -> LLMTransport | None:
     found = service_for(settings, name)
     return LLMTransport(found[0], found[1], api_key=found[2]) if found else None
 
 
-__all__ = ["LLMCall", "LLMFailed", "LLMTransport", "Transient", "UsageMeter", "add_usage", "metering", "service_for",
-           "transport_for"]
+__all__ = ["LLMCall", "LLMFailed", "LLMTransport", "Transient", "UsageMeter", "add_usage", "llm_configured", "metering",
+           "service_for", "transport_for"]

@@ -20,7 +20,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from ingest.dedup.settings import DedupSettings  # [memory.entity_deduplication]; pure, no I/O
+from services.dedup_settings import DedupSettings  # [memory.entity_deduplication]; pure, no I/O
 
 DEFAULT_CONFIG_FILE = "kg.toml"
 

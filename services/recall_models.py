@@ -7,8 +7,8 @@ from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, Field
 
-from kg.facts_models import FactView
-from kg.models import Session, Turn
+from services.facts_models import FactView
+from services.models import Session, Turn
 
 SummaryKind = Literal["session", "window", "meta"]
 Outcome = Literal["success", "partial_success", "failure", "abandoned", "ongoing"]

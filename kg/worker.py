@@ -15,16 +15,15 @@ import os
 import socket
 import time
 import uuid
-from typing import TYPE_CHECKING, Literal, Mapping
+from typing import Literal, Mapping
 
-from ingest.job_kinds import KINDS, JobKind
+from kg.engine import Engine
+from kg.job_kinds import KINDS, JobKind
 from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError
-from kg.llm_usage import add_usage, metering
-from kg.config import JobSettings
-from kg.job_models import Job, RunReport
+from services.llm_usage import add_usage, metering
+from services.config import JobSettings
+from services.job_models import Job, RunReport
 
-if TYPE_CHECKING:
-    from kg.memory import AsyncMemory
 
 log = logging.getLogger(__name__)
 Outcome = Literal["done", "retrying", "dead", "lost"]
@@ -37,17 +36,17 @@ def worker_name() -> str:
 class Worker:
     def __init__(
         self,
-        memory: AsyncMemory,
+        engine: Engine,
         kinds: Mapping[str, JobKind] | None = None,
         name: str | None = None,
         settings: JobSettings | None = None,
         namespace: str | None = None,
     ) -> None:
-        self.memory = memory
+        self.memory = engine
         self.kinds = dict(KINDS if kinds is None else kinds)  # the kinds this worker claims
         self.namespace = namespace  # None: jobs of every namespace
-        self.settings = settings or memory.settings.jobs
-        self.queue = JobQueue(memory.store, self.settings)
+        self.settings = settings or engine.settings.jobs
+        self.queue = JobQueue(engine.store, self.settings)
         self.name = name or worker_name()
         self._last_reap = float("-inf")
 
@@ -160,14 +159,14 @@ async def _wait(stop: asyncio.Event, seconds: float) -> None:
 
 
 async def run_once(
-    memory: AsyncMemory, sweep: bool = True, wait_s: float = 0.0, namespace: str | None = None
+    engine: Engine, sweep: bool = True, wait_s: float = 0.0, namespace: str | None = None
 ) -> RunReport:
     """Enqueue what the schedules find due (`sweep`), then run jobs until none is due; with
     `namespace`, only that namespace's."""
-    from ingest.sweeps import run_sweeps
+    from kg.sweeps import run_sweeps
 
-    worker = Worker(memory, namespace=namespace)
-    enqueued = sum((await run_sweeps(memory, worker.queue, namespace=namespace)).values()) if sweep else 0
+    worker = Worker(engine, namespace=namespace)
+    enqueued = sum((await run_sweeps(engine, worker.queue, namespace=namespace)).values()) if sweep else 0
     report = await worker.drain(wait_s)
     report.enqueued = enqueued
     return report

@@ -1,0 +1,153 @@
+"""What every door and the job workers share: the open services (store, embedder, settings) and
+the write-time hooks, put together once.
+
+`Engine` is the bottom of `kg/`: `AsyncMemory` (the public facade) is an engine with the API on top,
+and the job handlers (`kg.job_kinds`) take an engine, so the worker never reaches back up into the
+facade. The write path (`ingest/`) and the read path (`queries/`) receive these services as
+arguments, never the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from ingest.corrections.writer import CorrectionWriter
+from ingest.dedup.adjudication import adjudicator_for
+from ingest.dedup.neo4j_resolver import GraphResolver
+from ingest.extraction.extractor import Extractor
+from ingest.facts import FactWriter, PredicateResolver
+from ingest.indexing import SessionIndexer
+from ingest.relationships import RelationshipWriter
+from ingest.session_graph import SessionGraphWriter
+from ingest.summaries.writer import SessionSummarizer
+from services.config import Settings, load_settings
+from services.embeddings import Embedder, embedder_for
+from services.llm import llm_configured
+from services.models import Session, Turn
+from services.store import Store
+from services.values import native_props
+
+if TYPE_CHECKING:
+    from ingest.corrections.maintain import ClusterLabeler
+    from ingest.corrections.policy import CorrectionJudge
+
+
+class Engine:
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or load_settings()
+        self._store: Store | None = None
+        self._embedder: Embedder | None = None
+        self.predicate_resolver: PredicateResolver | None = None  # unknown predicates: "many" without one
+        self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
+        self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
+        self.summarizer: Any = None  # ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
+        self.entity_adjudicator: Any = None  # dedup stage 5 (mention, candidates) -> id; None: from the settings
+        self._llm_hooks: list[Any] = []  # the hooks above that open() set from [memory.indexing] backend
+
+    async def open(self) -> None:
+        """Connect (starting the managed local Neo4j when no URI is configured), load the
+        embedder, apply pending migrations."""
+        if self._store is not None:
+            return
+        embedder_task = asyncio.create_task(asyncio.to_thread(embedder_for, self.settings.embedding))
+        try:
+            store = await Store.connect(self.settings)
+        except BaseException:
+            embedder_task.cancel()
+            raise
+        try:
+            self._embedder = await embedder_task
+            await store.migrate(self._embedder.name, self._embedder.dim)
+        except BaseException:
+            await store.close()
+            raise
+        self._store = store
+        if llm_configured(self.settings):  # the three hooks left None get their LLM implementation
+            self._install_llm_hooks()
+
+    def _install_llm_hooks(self) -> None:
+        from ingest.llm_judges import llm_hooks  # loads the LLM SDKs: only when an LLM is configured
+
+        hooks = llm_hooks(self.settings, self.predicate_resolver is None, self.correction_judge is None,
+                          self.correction_labeler is None)
+        self.predicate_resolver = self.predicate_resolver or hooks.predicate_resolver
+        self.correction_judge = self.correction_judge or hooks.correction_judge
+        self.correction_labeler = self.correction_labeler or hooks.correction_labeler
+        self._llm_hooks = hooks.made
+
+    async def close(self) -> None:
+        hooks, self._llm_hooks = self._llm_hooks, []
+        for hook in hooks:
+            for attr in ("predicate_resolver", "correction_judge", "correction_labeler"):
+                if getattr(self, attr) is hook:
+                    setattr(self, attr, None)
+            await hook.aclose()
+        if self._store is not None:
+            await self._store.close()
+            self._store = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("memory is not open: use `async with AsyncMemory() as memory` or await open()")
+        return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        self.store  # noqa: B018 - raises when not open
+        assert self._embedder is not None
+        return self._embedder
+
+    # -- what the write path is given -------------------------------------------------------------
+    @asynccontextmanager
+    async def open_indexer(self, extractor: Extractor | None = None) -> AsyncIterator[SessionIndexer]:
+        """An indexer on this engine's store, embedder and hooks, with `extractor` or the
+        `[memory.indexing] backend` one; what it opened is closed afterwards."""
+        from ingest.extraction.session import session_extractor_for  # loads the LLM SDKs: only when indexing
+
+        settings = self.settings
+        own = extractor is None
+        extractor = extractor or session_extractor_for(settings, self.store)
+        adjudicate = self.entity_adjudicator or adjudicator_for(settings)
+        try:
+            resolver = GraphResolver(settings.memory.entity_deduplication, self.embedder, adjudicate,
+                                     embedding_model=self.embedder.name)
+            writer = SessionGraphWriter(
+                self.store, resolver, FactWriter(self.store, settings, self.predicate_resolver),
+                CorrectionWriter(self.store, self.embedder, settings.memory.corrections, self.correction_judge),
+                RelationshipWriter(self.store, settings))
+            yield SessionIndexer(self.store, settings, extractor, writer, adjudicate)
+        finally:
+            for closable in (extractor if own else None, adjudicate):
+                close = getattr(closable, "aclose", None)
+                if close is not None:
+                    await close()
+
+    @asynccontextmanager
+    async def open_summarizer(self) -> AsyncIterator[SessionSummarizer]:
+        """The session summarizer: the engine's own `summarizer` hook, or the one
+        `[memory.indexing] backend` chooses, closed afterwards."""
+        from ingest.summaries.llm import summarizer_for  # loads the LLM SDKs: only when summaries run
+
+        summarizer = self.summarizer or summarizer_for(self.settings, self.embedder, self.store)
+        try:
+            yield SessionSummarizer(self.store, self.embedder, self.settings, summarizer)
+        finally:
+            close = getattr(summarizer, "aclose", None)
+            if summarizer is not self.summarizer and close is not None:
+                await close()
+
+    # -- reads every door needs ---------------------------------------------------------------------
+    async def session(self, namespace: str, session_id: str) -> Session | None:
+        rows = await self.store.read("queries/session_get", namespace=namespace, session_id=session_id)
+        return Session.model_validate(native_props(rows[0]["session"])) if rows else None
+
+    async def sessions(self, namespace: str, limit: int = 100) -> list[Session]:
+        rows = await self.store.read("queries/sessions_list", namespace=namespace, limit=limit)
+        return [Session.model_validate(native_props(r["session"])) for r in rows]
+
+    async def turns(self, namespace: str, session_id: str) -> list[Turn]:
+        rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
+        return [Turn.model_validate(native_props(r["turn"])) for r in rows]
