@@ -35,6 +35,7 @@ from services.facts_models import RememberResult, entity_id, entity_key, predica
 from services.limits import FieldError, check_recorded_at, check_text
 from services.models import as_utc
 from services.store import Store, Tx
+from services.values import native
 
 _TICK = timedelta(microseconds=1)
 
@@ -57,30 +58,23 @@ class PredicateResolver(Protocol):
                           current_values: Sequence[str] = ()) -> Cardinality | None: ...
 
 
-def _native(value: Any) -> Any:
-    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
-    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
-    a start equal to an `as_of` would no longer hold at it."""
-    value = value.to_native() if hasattr(value, "to_native") else value
-    return as_utc(value) if isinstance(value, datetime) else value
-
 
 def _record(row: Mapping[str, Any]) -> FactRecord:
     return FactRecord(
         id=row["id"], subject=row["subject_key"], predicate=row["predicate"], object_value=row["object_value"],
-        valid_from=_native(row["valid_from"]), valid_to=_native(row.get("valid_to")),
-        recorded_at=_native(row["recorded_at"]), expired_at=_native(row.get("expired_at")),
+        valid_from=native(row["valid_from"]), valid_to=native(row.get("valid_to")),
+        recorded_at=native(row["recorded_at"]), expired_at=native(row.get("expired_at")),
         source=row["source"], lineage_id=row["lineage_id"],
         reinforcement_count=row.get("reinforcement_count") or 0,
-        last_reinforced_at=_native(row.get("last_reinforced_at")),
+        last_reinforced_at=native(row.get("last_reinforced_at")),
     )
 
 
 def _event(row: Mapping[str, Any]) -> FactEvent:
     return FactEvent(
         id=row["id"], op=row["op"], subject=row["subject_key"], predicate=row["predicate"],
-        object_value=row["object_value"], valid_from=_native(row["valid_from"]),
-        recorded_at=_native(row["recorded_at"]), source=row["source"], withdraws=row.get("withdraws"),
+        object_value=row["object_value"], valid_from=native(row["valid_from"]),
+        recorded_at=native(row["recorded_at"]), source=row["source"], withdraws=row.get("withdraws"),
     )
 
 
@@ -191,7 +185,7 @@ class FactWriter:
             row = {**event_row, "recorded_at": stamp,
                    "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
             stored = self.same_value(pred, value, [e["object_value"] for e in
-                                                   sorted(prior_rows, key=lambda e: (_native(e["recorded_at"]), e["id"]))])
+                                                   sorted(prior_rows, key=lambda e: (native(e["recorded_at"]), e["id"]))])
             if stored is not None:
                 row["object_value"] = stored  # a variant spelling reinforces the stored value
             event = _event(row)
@@ -271,15 +265,15 @@ def _supersede_links(step: FactPlan, records: list[FactRecord], spans: list[Span
 def _opener(record: FactRecord, event_rows: list[Mapping[str, Any]]) -> Mapping[str, Any]:
     """The event that opened a version's interval: the first assert of its value at its start."""
     openers = [e for e in event_rows if e["op"] == "assert" and e["object_value"] == record.object_value
-               and _native(e["valid_from"]) == record.valid_from]
-    return min(openers, key=lambda e: (_native(e["recorded_at"]), e["id"]))
+               and native(e["valid_from"]) == record.valid_from]
+    return min(openers, key=lambda e: (native(e["recorded_at"]), e["id"]))
 
 
 def _last_access_by_lineage(fact_rows: list[Mapping[str, Any]], expiring: set[str]) -> dict[str, datetime]:
     """When each lineage was last read, from the versions being replaced: reads outlive versions."""
     accessed: dict[str, datetime] = {}
     for row in fact_rows:
-        stamp = _native(row.get("last_accessed_at"))
+        stamp = native(row.get("last_accessed_at"))
         if row["id"] in expiring and stamp is not None:
             lineage = row["lineage_id"]
             accessed[lineage] = max(stamp, accessed.get(lineage, stamp))

@@ -21,6 +21,7 @@ from pydantic_core import to_jsonable_python
 from services.config import JobSettings
 from services.job_models import Job, job_id
 from services.store import Store
+from services.values import native
 
 T = TypeVar("T")
 MAX_ERROR_CHARS = 2000
@@ -156,7 +157,7 @@ class JobQueue:
 
     async def pending(self, kinds: Iterable[str], namespace: str | None = None) -> tuple[int, datetime | None]:
         row = (await self.store.read("queries/jobs_pending", kinds=sorted(kinds), namespace=namespace))[0]
-        next_at = row["next_at"].to_native() if row["next_at"] is not None else None
+        next_at = native(row["next_at"])
         return row["pending"], next_at
 
     # -- operating ----------------------------------------------------------------------------

@@ -25,36 +25,30 @@ from services.facts_models import entity_id, entity_key, predicate_key
 from services.models import as_utc
 from services.relationship_models import RelateResult
 from services.store import Store, Tx
+from services.values import native
 
 
 class _NoSlot(Exception):
     """The subject+type has no slot yet: create it outside the writing transaction."""
 
 
-def _native(value: Any) -> Any:
-    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
-    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
-    a start equal to an `as_of` would no longer hold at it."""
-    value = value.to_native() if hasattr(value, "to_native") else value
-    return as_utc(value) if isinstance(value, datetime) else value
-
 
 def _record(row: Mapping[str, Any]) -> EdgeRecord:
     return EdgeRecord(
         id=row["id"], subject=row["subject_id"], predicate=row["relation"], object_value=row["object_id"],
-        valid_from=_native(row["valid_from"]), valid_to=_native(row.get("valid_to")),
-        recorded_at=_native(row["recorded_at"]), expired_at=_native(row.get("expired_at")),
+        valid_from=native(row["valid_from"]), valid_to=native(row.get("valid_to")),
+        recorded_at=native(row["recorded_at"]), expired_at=native(row.get("expired_at")),
         source=row.get("source") or "stated", lineage_id=row["lineage_id"],
         reinforcement_count=row.get("reinforcement_count") or 0,
-        last_reinforced_at=_native(row.get("last_reinforced_at")),
+        last_reinforced_at=native(row.get("last_reinforced_at")),
     )
 
 
 def _event(row: Mapping[str, Any]) -> EdgeEvent:
     return EdgeEvent(
         id=row["id"], op=row["op"], subject=row["subject_id"], predicate=row["relation"],
-        object_value=row["object_id"], valid_from=_native(row["valid_from"]),
-        recorded_at=_native(row["recorded_at"]), source=row.get("source") or "stated",
+        object_value=row["object_id"], valid_from=native(row["valid_from"]),
+        recorded_at=native(row["recorded_at"]), source=row.get("source") or "stated",
         withdraws=row.get("withdraws"),
     )
 
@@ -144,7 +138,7 @@ class RelationshipWriter:
 def _inside(span: Span, event_rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The asserts of the span's object inside its interval: its opener and reinforcements."""
     ids = {span.opened_by.id, *(e.id for e in span.reinforced_by)}
-    return sorted((e for e in event_rows if e["id"] in ids), key=lambda e: (_native(e["recorded_at"]), e["id"]))
+    return sorted((e for e in event_rows if e["id"] in ids), key=lambda e: (native(e["recorded_at"]), e["id"]))
 
 
 def _provenance(rows: list[Mapping[str, Any]]) -> dict[str, Any]:

@@ -31,8 +31,8 @@ from ingest.facts import FactWriter
 from ingest.reconcile import Asserted, event_ids, reason, stale
 from ingest.relationships import RelationshipWriter
 from services.facts_models import entity_id, entity_key
-from services.models import as_utc
 from services.store import Store, Tx
+from services.values import native
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
 
@@ -201,7 +201,7 @@ class SessionGraphWriter:
         for item in gone:
             e = item.event
             common = dict(
-                valid_from=_native(e["valid_from"]), op="retract", session_id=session_id, tx=tx,
+                valid_from=native(e["valid_from"]), op="retract", session_id=session_id, tx=tx,
                 extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
                 withdraws=e["id"], event_id="wdr_" + _digest(e["id"]), reason=reason(provenance.version, e))
             if item.kind == "fact":
@@ -214,13 +214,6 @@ class SessionGraphWriter:
             withdrawn += written.decision != "noop"
         return withdrawn
 
-
-def _native(value: Any) -> Any:
-    """A driver value as Python; instants in `timezone.utc`. The driver reads UTC back with a named
-    zone, and Neo4j orders `...Z[UTC]` after `...Z` at the same instant: written back unnormalized,
-    a start equal to an `as_of` would no longer hold at it."""
-    value = value.to_native() if hasattr(value, "to_native") else value
-    return as_utc(value) if isinstance(value, datetime) else value
 
 
 def _ends(namespace: str, r: Any, names: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:

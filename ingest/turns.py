@@ -19,6 +19,7 @@ from services.config import Settings
 from services.embeddings import Embedder
 from services.models import IngestReport, Message, attachment_columns
 from services.store import Store, Tx
+from services.values import native
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class TurnWriter:
             rows = await self.store.read(
                 "queries/turns_last_before", probes=[{"namespace": ns, "ts": ts} for ns, ts in probes.items()]
             )
-            found = {r["namespace"]: LastTurn(r["session_id"], r["ts"].to_native()) for r in rows}
+            found = {r["namespace"]: LastTurn(r["session_id"], native(r["ts"])) for r in rows}
             for namespace in probes:
                 self.assigner.seed(namespace, found.get(namespace))
         prepared = []
@@ -129,7 +130,7 @@ class TurnWriter:
                             probes=[{"namespace": ns, "ts": p.message.ts} for ns, p in opened.items()])
         for row in rows:
             first = opened[row["namespace"]]
-            ts, joined = row["ts"].to_native(), row["session_id"]
+            ts, joined = native(row["ts"]), row["session_id"]
             if joined == first.session_id or first.message.ts - ts > gap:
                 continue
             old = first.session_id

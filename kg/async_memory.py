@@ -173,7 +173,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
     def _retriever(self) -> Retriever:
         if self._retriever_cache is None or self._retriever_cache.store is not self.store:
             self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval,
-                                              reranker_source(self.settings))
+                                              reranker_source(self.settings), self.settings.memory.vectors)
         return self._retriever_cache
 
     def _recipe(self, recipe: str | Recipe | None) -> Recipe:

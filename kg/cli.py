@@ -292,7 +292,6 @@ def import_graphiti(
     source: str = typer.Option("stated", "--source", help="Fact source: stated, observed, inferred or system."),
 ) -> None:
     """Read a Graphiti graph (episodes, entities, RELATES_TO edges) into a namespace."""
-    import re
 
     from kg.graphiti_import import GraphitiSource
     from kg.graphiti_import import import_graphiti as run_import

@@ -113,10 +113,11 @@ class Engine:
         adjudicate = self.entity_adjudicator or adjudicator_for(settings)
         try:
             resolver = GraphResolver(settings.memory.entity_deduplication, self.embedder, adjudicate,
-                                     embedding_model=self.embedder.name)
+                                     embedding_model=self.embedder.name, vector_search=settings.memory.vectors)
             writer = SessionGraphWriter(
                 self.store, resolver, FactWriter(self.store, settings, self.predicate_resolver),
-                CorrectionWriter(self.store, self.embedder, settings.memory.corrections, self.correction_judge),
+                CorrectionWriter(self.store, self.embedder, settings.memory.corrections, self.correction_judge,
+                                 settings.memory.vectors),
                 RelationshipWriter(self.store, settings))
             yield SessionIndexer(self.store, settings, extractor, writer, adjudicate)
         finally:

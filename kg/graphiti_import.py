@@ -29,6 +29,7 @@ from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode  # noqa: E
 from services.facts_models import entity_id, entity_key, predicate_key
 from kg.memory import AsyncMemory
 from services.models import ROLES, Message, as_utc
+from services.values import native
 
 T = TypeVar("T")
 PAGE = 500
@@ -210,7 +211,7 @@ async def _import_edges(memory: AsyncMemory, edges: list[EntityEdge], entities: 
             events.append((as_utc(edge.expired_at or edge.created_at), 1, edge))
     report.edges = len({e.uuid for _, _, e in events})
     rows = await memory.store.read("queries/graphiti_events_imported", namespace=namespace)
-    done = {(r["subject_key"], r["predicate"], r["op"], r["object_value"], r["recorded_at"].to_native())
+    done = {(r["subject_key"], r["predicate"], r["op"], r["object_value"], native(r["recorded_at"]))
             for r in rows}
     for recorded_at, retract, edge in sorted(events, key=lambda ev: (ev[0], ev[1], ev[2].uuid)):
         subject, obj = names[edge.source_node_uuid], names[edge.target_node_uuid]

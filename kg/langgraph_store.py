@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from services.extras import require
+from services.values import native
 
 require("langgraph", "langgraph")
 
@@ -116,7 +117,7 @@ class KgStore(BaseStore):
                                             prefix=list(op.namespace_prefix), vector=vector)
         found = [row for row in rows if _matches(json.loads(row["value"]), op.filter or {})]
         return [SearchItem(namespace=tuple(r["path"]), key=r["key"], value=json.loads(r["value"]),
-                           created_at=_native(r["created_at"]), updated_at=_native(r["updated_at"]),
+                           created_at=native(r["created_at"]), updated_at=native(r["updated_at"]),
                            score=r["score"]) for r in found[op.offset:op.offset + op.limit]]
 
     async def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -128,13 +129,10 @@ class KgStore(BaseStore):
         return chosen[op.offset:op.offset + op.limit]
 
 
-def _native(value: Any) -> datetime:
-    return value.to_native() if hasattr(value, "to_native") else value
-
 
 def _item(row: dict[str, Any]) -> Item:
     return Item(namespace=tuple(row["path"]), key=row["key"], value=json.loads(row["value"]),
-                created_at=_native(row["created_at"]), updated_at=_native(row["updated_at"]))
+                created_at=native(row["created_at"]), updated_at=native(row["updated_at"]))
 
 
 def _strings(value: Any) -> list[str]:

@@ -14,8 +14,9 @@ from collections import Counter
 from typing import Any, Iterable, Mapping
 
 from services.facts_models import entity_key
-from services.models import EraseScope, Erasure, as_utc, check_namespace
+from services.models import EraseScope, Erasure, check_namespace
 from services.store import Tx
+from services.values import native
 
 LOCAL = "local"
 
@@ -37,7 +38,7 @@ def _ids(groups: Iterable[Any]) -> set[str]:
 
 def _erasure(row: Mapping[str, Any]) -> Erasure:
     props = dict(row)
-    props["erased_at"] = as_utc(props["erased_at"].to_native())
+    props["erased_at"] = native(props["erased_at"])
     props["counts"] = json.loads(props["counts"])
     return Erasure.model_validate(props)
 

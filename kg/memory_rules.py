@@ -43,7 +43,8 @@ class RulesFacade(Engine):
         for field, text, most in (("rule_text", rule_text, 4000), ("original_behavior", original_behavior, 4000),
                                   ("corrected_behavior", corrected_behavior, 4000)):
             check_text(field, text, most)
-        writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge)
+        writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge,
+                                  self.settings.memory.vectors)
         return await writer.add(namespace, session_id, rule_text, original_behavior, corrected_behavior,
                                 correction_type, seen_at, evidence_turn_ids, confidence)
 

@@ -11,6 +11,7 @@ from typing import Any
 from services.models import Role, Session, Turn, attachments_of
 from services.recall_models import Summary, summary_from_props
 from services.store import Store
+from services.values import native_props
 from queries.analysis import TimeWindow
 from queries.recipes import Key, Method
 from queries.turns import scoped
@@ -143,9 +144,6 @@ def overfetch(depth: int, size: int, total: int, floor: int = 0) -> int:
     return int(min(1000, max(floor, depth, -(-depth * 1.2 // share))))
 
 
-def _native(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
-
 
 async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
     if not ids:
@@ -168,5 +166,5 @@ async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict
     if not ids:
         return {}
     rows = await store.read("queries/retrieval_sessions_hydrate", namespace=namespace, ids=ids)
-    return {r["session"]["id"]: (Session.model_validate(_native(r["session"])),
+    return {r["session"]["id"]: (Session.model_validate(native_props(r["session"])),
                                  summary_from_props(r["summary"]) if r["summary"] else None) for r in rows}

@@ -14,12 +14,10 @@ from services.correction_models import STATUSES, ClusterView, CoreRules, Correct
 from services.correction_weight import CorrectionState, status_at, weight_at
 from services.models import as_utc
 from services.store import Store
+from services.values import native_props
 
 _BROWSE_LIMIT = 1000
 
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
 
 
 def _state(c: Mapping[str, Any]) -> CorrectionState:
@@ -28,7 +26,7 @@ def _state(c: Mapping[str, Any]) -> CorrectionState:
 
 
 def _view(row: Mapping[str, Any], at: datetime, cfg: CorrectionSettings) -> CorrectionView:
-    c = {k: _native(v) for k, v in row["correction"].items() if k != "embedding"}
+    c = native_props(row["correction"], drop=("embedding",))
     weight = 0.0 if c.get("invalidated_at") else weight_at(_state(c), at, cfg)
     return CorrectionView.model_validate({**c, "session_ids": row["session_ids"], "weight": weight})
 

@@ -18,11 +18,9 @@ from services.config import ConfidenceSettings
 from services.facts_models import FactStatus, FactView, entity_key, predicate_key
 from services.models import as_utc
 from services.store import Store
+from services.values import native_props
 from queries.confidence import score
 
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
 
 
 def _status(fact: Mapping[str, Any], superseded_by: str | None, at: datetime, known_at: datetime | None
@@ -37,11 +35,11 @@ def _status(fact: Mapping[str, Any], superseded_by: str | None, at: datetime, kn
 
 
 def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None, cfg: ConfidenceSettings) -> FactView:
-    fact = {k: _native(v) for k, v in row["fact"].items() if k != "read_at"}
+    fact = native_props(row["fact"], drop=("read_at",))
     status = _status(fact, row["superseded_by"], at, known_at)
     then = row.get("then")
     if then is not None:  # as it stood at known_at (see facts_at)
-        fact.update({k: _native(v) for k, v in then.items()})
+        fact.update(native_props(then))
     moment = min(at, known_at) if then is not None and known_at is not None else at
     confidence = score(
         source=fact["source"], reinforcement_count=fact.get("reinforcement_count") or 0,

@@ -24,6 +24,7 @@ from services.facts_models import FactView, entity_key
 from services.models import as_utc
 from services.recall_models import MemoryHit, RankedTurn, SessionHit
 from services.store import Store
+from services.values import native_props
 from queries import candidates as cand
 from queries.confidence import score as confidence_score
 from queries.fusion import normalized
@@ -145,7 +146,7 @@ async def _facts(retriever: Retriever, cfg: ConfidenceSettings, weights: RecallW
 
 
 def _fact_view(row: dict[str, Any], at: datetime, cfg: ConfidenceSettings) -> FactView:
-    fact = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in row["fact"].items()}
+    fact = native_props(row["fact"])
     conf = confidence_score(
         source=fact["source"], reinforcement_count=fact.get("reinforcement_count") or 0,
         recorded_at=fact["recorded_at"], last_reinforced_at=fact.get("last_reinforced_at"),

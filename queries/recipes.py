@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from services.config import SESSIONS_S, TURNS_PER_SESSION_T
 from pydantic import BaseModel, ConfigDict, Field
 
 Method = Literal["vector", "fulltext"]
@@ -50,8 +51,8 @@ class Recipe(BaseModel):
     content_words: bool = False  # BM25 queries without question and function words
     boosts: Boosts = Boosts()
     two_stage: bool = False
-    sessions: int = Field(10, ge=1)  # S: stage-1 sessions passed to stage 2
-    turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps per session
+    sessions: int = Field(SESSIONS_S, ge=1)  # S: stage-1 sessions passed to stage 2
+    turns_per_session: int = Field(TURNS_PER_SESSION_T, ge=1)  # T: turns stage 2 keeps per session
     session_turns: int = Field(3, ge=1)  # a session's best turns that make its stage-1 score
     # stage 1: weights of the summaries' dense and BM25 lists (a list weighted 0 is not read). On
     # LoCoMo with the offline summaries, adding the dense list at 0.1 moved session R@5 by -0.003

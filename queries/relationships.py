@@ -11,10 +11,8 @@ from services.facts_models import entity_key, predicate_key
 from services.models import as_utc
 from services.relationship_models import RelationshipStatus, RelationshipView
 from services.store import Store
+from services.values import native_props
 
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
 
 
 def _status(edge: Mapping[str, Any], at: datetime, known_at: datetime | None) -> RelationshipStatus:
@@ -26,9 +24,9 @@ def _status(edge: Mapping[str, Any], at: datetime, known_at: datetime | None) ->
 
 
 def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None) -> RelationshipView:
-    edge = {k: _native(v) for k, v in row["edge"].items()}
+    edge = native_props(row["edge"])
     if row.get("then") is not None:  # counts as they stood at known_at
-        edge.update({k: _native(v) for k, v in row["then"].items()})
+        edge.update(native_props(row["then"]))
     return RelationshipView.model_validate({
         **edge, "type": edge["relation"], "subject": row["subject"], "subject_key": row["subject_key"],
         "object": row["object"], "object_key": row["object_key"], "object_id": row["object_id"],

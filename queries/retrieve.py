@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from services.config import RetrievalSettings
+from services.config import RetrievalSettings, VectorSearchSettings
 from services.embeddings import Embedder
 from services.models import Turn, as_utc
 from services.store import Store
@@ -57,12 +57,13 @@ RerankerSource = Callable[[str], "Reranker | None"]
 
 class Retriever:
     def __init__(self, store: Store, embedder: Embedder, settings: RetrievalSettings,
-                 rerankers: RerankerSource | None = None) -> None:
+                 rerankers: RerankerSource | None = None, vector_search: VectorSearchSettings | None = None) -> None:
         """`rerankers` builds the reranker of a kind ("cross-encoder", "voyage", "llm"), or None when
         it cannot; the default knows the local ones from `settings.rerank` (no LLM)."""
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.vector_search = vector_search or VectorSearchSettings()
         self._make_reranker = rerankers or (lambda kind: local_reranker(kind, settings.rerank))
         self._rerankers: dict[str, Reranker | None] = {}
         self.sizes = cand.NamespaceSizes(store)
@@ -102,7 +103,7 @@ class Retriever:
                 vector, (size, total) = await asyncio.gather(self.embed(query), sizing)
             else:
                 size, total = await sizing
-        exact = size <= self.settings.exact_max_turns
+        exact = self.vector_search.exact("turns", size)
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
         fetch = cand.overfetch(depth, size, total)  # index hits for about `depth` in this namespace
         alone = 0 < size == total  # the only tenant: BM25 needs no namespace clause

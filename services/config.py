@@ -162,7 +162,6 @@ class CorrectionSettings(BaseModel):
     contradiction_similarity: float = Field(0.65, gt=0, le=1)  # at least: checked for contradiction
     related_similarity: float = Field(0.60, gt=0, le=1)  # at least (and not a duplicate): `related` link
     neighbours: int = Field(10, ge=1)  # nearest corrections the decision looks at
-    exact_search_max: int = Field(5000, ge=0)  # namespaces this small use exact cosine, not the index
     confidence: dict[str, float] = Field(default_factory=lambda: {
         "preference": 0.6, "style": 0.6, "process": 0.6, "tool_usage": 0.6, "factual": 0.8})
     default_confidence: float = Field(0.6, gt=0, le=1)  # a correction_type not listed above
@@ -218,13 +217,43 @@ class RerankSettings(BaseModel):
     max_passage_chars: int = Field(500, ge=50)  # of each turn the LLM reads
 
 
+# The two-stage recipes' S and T, the defaults of `[memory.retrieval]` and of `queries.recipes.Recipe`.
+SESSIONS_S = 10  # S: sessions stage 1 passes to stage 2
+TURNS_PER_SESSION_T = 20  # T: turns stage 2 keeps from each session
+
+VectorSet = Literal["turns", "corrections", "entities"]
+
+
+class VectorSearchSettings(BaseModel):
+    """One policy for every vector search (turns, corrections, entity names): a set this small is
+    scanned exactly (cosine over each vector, which beats an index that spans every namespace while
+    the set is small); a larger one asks the HNSW index, fetching `index_overfetch_<kind>` hits per
+    neighbour kept (up to `index_max_fetch`), since the index also returns other sets' vectors.
+    Turns' index depth is `[memory.retrieval] index_candidates`."""
+
+    exact_max_turns: int = Field(3000, ge=0)  # a namespace's turns
+    exact_max_corrections: int = Field(5000, ge=0)  # a namespace's live corrections
+    exact_max_entities: int = Field(300, ge=0)  # a namespace's embedded names of one entity type
+    index_overfetch_corrections: int = Field(10, ge=1)
+    index_overfetch_entities: int = Field(4, ge=1)
+    index_max_fetch: int = Field(1000, ge=1)
+
+    def exact(self, kind: VectorSet, size: int) -> bool:
+        """Whether a set of `size` vectors of this kind is scanned exactly rather than through the index."""
+        return size <= getattr(self, f"exact_max_{kind}")
+
+    def index_fetch(self, kind: Literal["corrections", "entities"], k: int, diluted: int = 0) -> int:
+        """How many index hits to ask for to keep `k` of one set; `diluted`: a larger estimate
+        when the set is a small share of what the index holds."""
+        return min(self.index_max_fetch, max(k * getattr(self, f"index_overfetch_{kind}"), diluted))
+
+
 class RetrievalSettings(BaseModel):
     strategy: Literal["flat", "hybrid", "hierarchical"] = "hierarchical"  # the default recipe
-    sessions: int = Field(10, ge=1)  # S: sessions stage 1 passes to stage 2
-    turns_per_session: int = Field(20, ge=1)  # T: turns stage 2 keeps from each session
+    sessions: int = Field(SESSIONS_S, ge=1)  # S: sessions stage 1 passes to stage 2
+    turns_per_session: int = Field(TURNS_PER_SESSION_T, ge=1)  # T: turns stage 2 keeps from each session
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
     index_candidates: int = Field(50, ge=10)  # the same on large namespaces (HNSW path)
-    exact_max_turns: int = Field(3000, ge=0)  # namespaces this small: exact cosine, else HNSW
     # turn vectors of small namespaces kept in memory for that exact search (~3 KB a turn); 0: scan the store
     vector_cache_turns: int = Field(50_000, ge=0)
     recall: RecallWeights = Field(default_factory=RecallWeights)
@@ -251,6 +280,7 @@ class MemorySettings(BaseModel):
     entity_deduplication: DedupSettings = Field(default_factory=DedupSettings)
     summaries: SummarySettings = Field(default_factory=SummarySettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    vectors: VectorSearchSettings = Field(default_factory=VectorSearchSettings)  # exact scan or HNSW index
 
 
 class HttpSettings(BaseModel):

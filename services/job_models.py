@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, Field, computed_field
+from services.values import native_props
 
 JobStatus = Literal["queued", "running", "done", "dead"]  # dead: dead-lettered after max_attempts
 JOB_STATUSES: tuple[str, ...] = ("queued", "running", "done", "dead")
@@ -58,7 +59,7 @@ class Job(BaseModel):
     @classmethod
     def from_node(cls, props: Mapping[str, Any]) -> "Job":
         """From the node's properties: times as Neo4j DateTimes, params and outputs as JSON text."""
-        values = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items()}
+        values = native_props(props)
         for key in ("params", "pass_outputs"):
             values[key] = json.loads(values.get(key) or "{}")
         for key in ("llm_calls", "input_tokens", "output_tokens"):

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from services.facts_models import FactView
 from services.models import Session, Turn
+from services.values import native_props
 
 SummaryKind = Literal["session", "window", "meta"]
 Outcome = Literal["success", "partial_success", "failure", "abandoned", "ongoing"]
@@ -47,7 +48,7 @@ class Summary(BaseModel):
 
 def summary_from_props(props: Mapping[str, Any]) -> Summary:
     """A `Summary` from the properties of a `(:Summary)` node as the driver returns them."""
-    data = {k: (v.to_native() if hasattr(v, "to_native") else v) for k, v in props.items() if k != "embedding"}
+    data = native_props(props, drop=("embedding",))
     data["message_range"] = tuple(data["message_range"])
     return Summary.model_validate(data)
 

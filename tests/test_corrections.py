@@ -210,7 +210,7 @@ async def test_maintenance_is_idempotent(mem: AsyncMemory, namespace: str) -> No
 
 async def test_index_path_for_large_namespaces(settings: Settings, namespace: str) -> None:
     big = settings.model_copy(deep=True)
-    big.memory.corrections.exact_search_max = 0  # every namespace counts as large: HNSW neighbours
+    big.memory.vectors.exact_max_corrections = 0  # every namespace counts as large: HNSW neighbours
     async with AsyncMemory(big) as m:
         first = await m.add_correction(namespace, "s1", "Use uv instead of pip.", seen_at=day(1))
         second = await m.add_correction(namespace, "s2", "Prefer uv over pip.", seen_at=day(2))

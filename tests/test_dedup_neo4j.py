@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from services.config import VectorSearchSettings
+
 from bench.dedup_core import load_mentions, pairwise_metrics
 from ingest.dedup import DedupSettings, InMemoryCandidateSource, Mention, Resolver, profile
 from ingest.dedup.neo4j_resolver import GraphResolver
-from ingest.dedup import neo4j_source
 from ingest.dedup.neo4j_source import prefetch
 from kg import AsyncMemory
 from services.facts_models import entity_id
@@ -105,7 +106,7 @@ async def test_fuzzy_candidates_come_from_the_fulltext_index(memory: AsyncMemory
 @pytest.mark.parametrize("exact_max", [10_000, 0], ids=["exact-scan", "vector-index"])
 async def test_embedding_neighbours_from_entity_names(memory: AsyncMemory, namespace: str, resolver: GraphResolver,
                                                       monkeypatch: pytest.MonkeyPatch, exact_max: int) -> None:
-    monkeypatch.setattr(neo4j_source, "EXACT_VECTOR_MAX", exact_max)
+    resolver.vector_search = VectorSearchSettings(exact_max_entities=exact_max)
     shipping = await one(resolver, memory, namespace, Mention("shipping address", "concept"))
     await one(resolver, memory, namespace, Mention("refund policy", "concept"))
     names = await count(memory, "MATCH (n:EntityName {namespace: $ns})-[:NAME_OF]->(:Entity) "

@@ -15,7 +15,7 @@ import uvicorn
 
 from kg import AsyncMemory
 from kg.access import key_digest
-from kg import http_routes
+from kg import http_common
 from kg.http import create_app
 from tests.http_client import api, msg, running, settings_with  # noqa: F401 - fixture
 
@@ -181,7 +181,7 @@ async def test_a_key_for_namespace_a_can_never_read_b(keyed: tuple[httpx.AsyncCl
         assert r.status_code == 200, r.text
         await client.post(f"/v1/namespaces/{ns}/facts", headers={"X-API-Key": key},
                           json={"subject": "user", "predicate": "secret", "object": ns})
-    scoped = [r for r in http_routes.scoped.routes if r.path.startswith("/v1/namespaces/{namespace}")]
+    scoped = [r for r in http_common.scoped.routes if r.path.startswith("/v1/namespaces/{namespace}")]
     assert len(scoped) >= 8
     paths = {r.path.removeprefix("/v1/namespaces/{namespace}") for r in scoped}
     assert {"/sessions/{session_id}/close", "/sessions/{session_id}/summaries", "/search/sessions",

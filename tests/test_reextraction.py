@@ -10,7 +10,7 @@ from typing import Any
 
 from ingest.extraction.extractor import Usage
 from ingest.extraction.models import ChunkInput, ExtractionResult
-from ingest.indexing import open_indexer
+
 from kg import AsyncMemory
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
@@ -46,7 +46,7 @@ class Scripted:
 
 
 async def index(memory: AsyncMemory, namespace: str, session_id: str, extractor: Scripted) -> Any:
-    async with open_indexer(memory, extractor) as indexer:
+    async with memory.open_indexer(extractor) as indexer:
         return await indexer.index_session(namespace, session_id)
 
 

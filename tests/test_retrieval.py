@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+
+from services.config import VectorSearchSettings
 from pydantic import ValidationError
 
 from kg import AsyncMemory
@@ -144,8 +146,8 @@ async def test_hierarchical_ranks_sessions_then_turns(memory: AsyncMemory, conve
 async def test_summary_lists_add_their_weight_to_stage_one(
     memory: AsyncMemory, conversations: str, exact_max_turns: int
 ) -> None:
-    settings = memory.settings.memory.retrieval.model_copy(update={"exact_max_turns": exact_max_turns})
-    retriever = Retriever(memory.store, memory.embedder, settings)
+    settings = memory.settings.memory.retrieval
+    retriever = Retriever(memory.store, memory.embedder, settings, vector_search=_exact_max_turns(exact_max_turns))
     query = "the ryokan in Kyoto for the cherry blossom week"
 
     async def trip_score(text: float, dense: float) -> float:
@@ -176,8 +178,8 @@ async def test_named_speaker_and_answer_after_question(memory: AsyncMemory, conv
 async def test_large_namespace_path_uses_the_index_and_exact_stage_two(
     memory: AsyncMemory, conversations: str
 ) -> None:
-    settings = memory.settings.memory.retrieval.model_copy(update={"exact_max_turns": 0})
-    retriever = Retriever(memory.store, memory.embedder, settings)
+    retriever = Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval,
+                          vector_search=_exact_max_turns(0))
     found = await retriever.search(conversations, "which database did we choose?", 3, HIERARCHICAL)
     assert found.turns and found.candidates[found.turns[0][0]].session_id == "s-db"
     ravi = await retriever.search(conversations, "What does Ravi grow on the balcony?", 3, HIERARCHICAL)
@@ -223,13 +225,17 @@ async def test_recall_weighs_similarity_graph_and_confidence(memory: AsyncMemory
 
 async def test_stage_one_sessions_are_heard_before_stage_two(memory: AsyncMemory, conversations: str) -> None:
     heard: list[list[str]] = []
-    for settings in (memory.settings.memory.retrieval,  # exact path, and the index path with a stage-2 redo
-                     memory.settings.memory.retrieval.model_copy(update={"exact_max_turns": 0})):
+    for policy in (_exact_max_turns(3000), _exact_max_turns(0)):  # exact path, and the index path with a stage-2 redo
         heard.clear()
-        found = await Retriever(memory.store, memory.embedder, settings).search(
+        found = await Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval,
+                                vector_search=policy).search(
             conversations, "Kyoto trip train passes", 5, HIERARCHICAL, on_sessions=heard.append)
         assert heard == [[s for s, _ in found.sessions]] and heard[0][0] == "s-trip"
     heard.clear()
     await Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval).search(
         conversations, "Kyoto", 5, HYBRID, on_sessions=heard.append)
     assert heard == []  # single-stage recipes have no stage 1
+
+
+def _exact_max_turns(size: int) -> VectorSearchSettings:
+    return VectorSearchSettings(exact_max_turns=size)

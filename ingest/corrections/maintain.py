@@ -24,6 +24,7 @@ from services.correction_models import STATUSES, ClusterReport, MaintenanceRepor
 from services.correction_weight import CorrectionState, status_at, weight_at
 from services.models import as_utc
 from services.store import Store, Tx
+from services.values import native_props
 
 _ATTEMPTS = 3
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}
@@ -38,9 +39,6 @@ class ClusterLabeler(Protocol):
 class _Changed(Exception):
     pass
 
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
 
 
 async def maintain(store: Store, cfg: CorrectionSettings, namespace: str, now: datetime | None = None,
@@ -63,7 +61,7 @@ async def maintain(store: Store, cfg: CorrectionSettings, namespace: str, now: d
 class _Job:
     def __init__(self, rows: list[Mapping[str, Any]], cfg: CorrectionSettings, namespace: str, at: datetime) -> None:
         self.cfg, self.namespace, self.at = cfg, namespace, at
-        self.rows = {r["correction"]["id"]: {**{k: _native(v) for k, v in r["correction"].items()},
+        self.rows = {r["correction"]["id"]: {**native_props(r["correction"]),
                                              "session_ids": set(r["session_ids"])} for r in rows}
         self.order = list(self.rows)  # clustered: live corrections and those merged into them
         self.merged_before = {r["correction"]["id"] for r in rows if r["merged"]}

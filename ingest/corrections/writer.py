@@ -26,35 +26,33 @@ from ingest.corrections.policy import (
     fingerprint,
     plan_from_verdict,
 )
-from services.config import CorrectionSettings
+from services.config import CorrectionSettings, VectorSearchSettings
 from services.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
 from services.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
 from services.embeddings import Embedder
 from services.models import as_utc
 from services.store import Store, Tx
+from services.values import native
 
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}
-_INDEX_OVERFETCH = 10
 
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
 
 
 def state_of(row: Mapping[str, Any]) -> CorrectionState:
     return CorrectionState(
         confidence=row["confidence"], reinforcement_count=row["reinforcement_count"],
-        first_seen_at=_native(row["first_seen_at"]), last_seen_at=_native(row["last_seen_at"]),
+        first_seen_at=native(row["first_seen_at"]), last_seen_at=native(row["last_seen_at"]),
         half_life_days=row["half_life_days"], confirmed=row.get("confirmed_at") is not None)
 
 
 class CorrectionWriter:
     def __init__(self, store: Store, embedder: Embedder, cfg: CorrectionSettings,
-                 judge: CorrectionJudge | None = None) -> None:
+                 judge: CorrectionJudge | None = None, vectors: VectorSearchSettings | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.cfg = cfg
         self.judge = judge
+        self.vectors = vectors or VectorSearchSettings()
 
     async def add(
         self,
@@ -123,8 +121,9 @@ class CorrectionWriter:
         params = dict(namespace=namespace, session_id=session_id, vector=vector, k=cfg.neighbours,
                       min_similarity=min(cfg.duplicate_similarity, cfg.contradiction_similarity,
                                          cfg.related_similarity))
-        if live > cfg.exact_search_max:
-            rows = await run("queries/corrections_neighbours_index", fetch=cfg.neighbours * _INDEX_OVERFETCH, **params)
+        if not self.vectors.exact("corrections", live):
+            fetch = self.vectors.index_fetch("corrections", cfg.neighbours)
+            rows = await run("queries/corrections_neighbours_index", fetch=fetch, **params)
         else:
             rows = await run("queries/corrections_neighbours_exact", **params)
         return [_neighbour(r) for r in rows], {r["correction"]["id"]: r["correction"] for r in rows}
@@ -199,7 +198,7 @@ class CorrectionWriter:
 def _neighbour(row: Mapping[str, Any]) -> Neighbour:
     c = row["correction"]
     return Neighbour(id=c["id"], key=c["rule_key"], rule_text=c["rule_text"], similarity=float(row["similarity"]),
-                     last_seen_at=_native(c["last_seen_at"]), in_session=bool(row["in_session"]),
+                     last_seen_at=native(c["last_seen_at"]), in_session=bool(row["in_session"]),
                      reinforcement_count=c["reinforcement_count"])
 
 

@@ -38,6 +38,7 @@ from ingest.dedup.model import Entity, Mention, Resolution
 from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
 from ingest.dedup.profile import Profile, profile
 from ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
+from services.config import VectorSearchSettings
 from services.dedup_settings import DedupSettings
 from services.facts_models import entity_id, entity_key
 from services.store import Store, Tx
@@ -98,8 +99,10 @@ class GraphResolver:
         embedder: TextEmbedder | None = None,
         adjudicate: Adjudicate | None = None,
         embedding_model: str | None = None,
+        vector_search: VectorSearchSettings | None = None,
     ) -> None:
         self.settings = settings or DedupSettings()
+        self.vector_search = vector_search or VectorSearchSettings()
         self.embedder = embedder if self.settings.embedding.enabled else None
         self.adjudicate = adjudicate
         self.embedding_model = embedding_model or getattr(embedder, "name", None)
@@ -152,7 +155,7 @@ class GraphResolver:
         await lock_keys(tx, namespace, profiles)
         given = {i: v for i, v in enumerate(vectors or ()) if v is not None}
         found = await prefetch(tx, namespace, profiles, [given.get(i) for i in range(len(mentions))], self.settings,
-                               reader.read if reader else None)
+                               reader.read if reader else None, self.vector_search)
         if vectors is None and self.embedder is not None:
             await self._fetch_vectors(tx, run, namespace, mentions, profiles, found, given,
                                       self._open_by_names(found, mentions, aliases))
@@ -241,7 +244,8 @@ class GraphResolver:
         by_text = dict(zip(unique, await asyncio.to_thread(self.embedder.embed, unique)))
         fresh = {i: by_text[t] for i, t in texts.items()}
         given.update(fresh)
-        await nearest(tx, run, namespace, profiles, [fresh.get(i) for i in range(len(mentions))], self.settings, found)
+        await nearest(tx, run, namespace, profiles, [fresh.get(i) for i in range(len(mentions))], self.settings, found,
+                      self.vector_search)
 
     async def _final_ids(self, tx: Tx, namespace: str, source: BatchSource) -> dict[str, _NewId]:
         """Ids of the batch's new entities (saved under temporary "new:N" ids while resolving)."""

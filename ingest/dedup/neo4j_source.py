@@ -34,17 +34,15 @@ from ingest.dedup.candidates import InMemoryCandidateSource
 from ingest.dedup.model import AttributeChange, Entity
 from ingest.dedup.names import compact_name, is_low_information, normalize_name
 from ingest.dedup.profile import Profile
+from services.config import VectorSearchSettings
 from services.dedup_settings import DedupSettings
 from services.store import Tx
 
 MAX_GRAMS = 64  # Lucene caps boolean clauses; a long name's first grams are plenty
 FUZZY_OVERFETCH = 2  # fulltext hits fetched per candidate kept after re-ranking by the fuzzy ratio
-VECTOR_OVERFETCH = 4  # at least this many vector hits per neighbour kept (more when diluted)
-MAX_VECTOR_FETCH = 1000
 # Spellings less similar than this are no candidates: far below the fuzzy stage's bands (0.78+)
 # and below what a nickname with a misspelled family name scores ("peggy jonse" / "margaret jones").
 FUZZY_MIN_RATIO = 0.5
-EXACT_VECTOR_MAX = 300  # embedded names of one namespace+type up to this: exact cosine scan, no index
 _TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -157,12 +155,13 @@ Run = Callable[..., Awaitable[list[dict[str, Any]]]]
 
 async def prefetch(
     tx: Tx, namespace: str, profiles: Sequence[Profile], vectors: Sequence[Sequence[float] | None],
-    settings: DedupSettings, reader: Run | None = None,
+    settings: DedupSettings, reader: Run | None = None, policy: VectorSearchSettings | None = None,
 ) -> Prefetch:
     """Every lookup of the batch. Key and identifier lookups run in `tx` (they see its writes); the
     fulltext and vector searches read committed index state only, so given a `reader` (e.g.
     `Store.read`, another session) they run alongside, not after."""
     found = Prefetch()
+    policy = policy or VectorSearchSettings()
     keys = sorted({(p.type, k) for p in profiles for k in p.lookup_keys})
     idents = sorted({(k, v) for p in profiles for k, v in p.identifiers.items()})
     by_key = tx.run("queries/entity_lookup_keys", namespace=namespace,
@@ -171,10 +170,10 @@ async def prefetch(
     if reader is None:
         rows = await by_key
         await _fuzzy(tx.run, namespace, profiles, settings, found)
-        await _nearest(tx.run, namespace, profiles, vectors, settings, found)
+        await _nearest(tx.run, namespace, profiles, vectors, settings, found, policy)
     else:
         rows, _, _ = await asyncio.gather(by_key, _fuzzy(reader, namespace, profiles, settings, found),
-                                          _nearest(reader, namespace, profiles, vectors, settings, found))
+                                          _nearest(reader, namespace, profiles, vectors, settings, found, policy))
     for row in rows:
         target = found.keys if row["by"] == "key" else found.identifiers
         target[(row["a"], row["b"])] = row["ids"]
@@ -183,9 +182,10 @@ async def prefetch(
 
 
 async def nearest(tx: Tx, run: Run, namespace: str, profiles: Sequence[Profile],
-                  vectors: Sequence[Sequence[float] | None], settings: DedupSettings, found: Prefetch) -> None:
+                  vectors: Sequence[Sequence[float] | None], settings: DedupSettings, found: Prefetch,
+                  policy: VectorSearchSettings | None = None) -> None:
     """Meaning neighbours of more mentions, after `prefetch` (for vectors computed later)."""
-    await _nearest(run, namespace, profiles, vectors, settings, found)
+    await _nearest(run, namespace, profiles, vectors, settings, found, policy or VectorSearchSettings())
     await _hydrate(tx, found)
 
 
@@ -248,7 +248,7 @@ def _top(query: str, indexes: Sequence[Mapping[str, set[str]]], limit: int) -> l
 
 
 async def _nearest(run: Run, namespace: str, profiles: Sequence[Profile], vectors: Sequence[Sequence[float] | None],
-                   settings: DedupSettings, found: Prefetch) -> None:
+                   settings: DedupSettings, found: Prefetch, policy: VectorSearchSettings) -> None:
     by_vector: dict[tuple[str, tuple[float, ...]], list[int]] = {}  # repeats share one search
     for i, v in enumerate(vectors):
         if v is not None:
@@ -260,14 +260,14 @@ async def _nearest(run: Run, namespace: str, profiles: Sequence[Profile], vector
     counts = await run("queries/entity_names_count", namespace=namespace)
     sizes = {r["type"]: r["count"] for r in counts}
     total = counts[0]["total"] if counts else 0
-    exact = [p for p in probes if 0 < sizes.get(p["type"], 0) <= EXACT_VECTOR_MAX]
-    indexed = [p for p in probes if sizes.get(p["type"], 0) > EXACT_VECTOR_MAX]
+    exact = [p for p in probes if 0 < sizes.get(p["type"], 0) and policy.exact("entities", sizes[p["type"]])]
+    indexed = [p for p in probes if sizes.get(p["type"], 0) and not policy.exact("entities", sizes[p["type"]])]
     rows: list[dict[str, Any]] = []
     if exact:
         rows += await run("queries/entity_nearest_exact", namespace=namespace, probes=exact, k=k)
     for entity_type in sorted({p["type"] for p in indexed}):
         # The index spans all namespaces and types: fetch enough that k of this one are likely in.
-        fetch = min(MAX_VECTOR_FETCH, max(k * VECTOR_OVERFETCH, -(-2 * k * total // sizes[entity_type])))
+        fetch = policy.index_fetch("entities", k, diluted=-(-2 * k * total // sizes[entity_type]))
         rows += await run("queries/entity_nearest_index", namespace=namespace, k=k, fetch=fetch,
                           probes=[p for p in indexed if p["type"] == entity_type])
     hits = {row["i"]: {h["id"]: 2.0 * h["score"] - 1.0 for h in row["hits"]} for row in rows}

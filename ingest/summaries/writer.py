@@ -29,6 +29,7 @@ from services.embeddings import Embedder
 from services.llm_usage import metering
 from services.recall_models import OFFLINE_MODEL, Summary, summary_from_props
 from services.store import Store, Tx
+from services.values import native
 
 log = logging.getLogger(__name__)
 DUE_PAGE = 500
@@ -78,7 +79,7 @@ class SessionSummarizer:
         if not rows:
             return None
         turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
-                           ts=r["ts"].to_native()) for r in rows]
+                           ts=native(r["ts"])) for r in rows]
         vectors = {r["id"]: r["embedding"] for r in rows}
         await self._context_keys(turns, {r["id"]: r["context_text"] for r in rows},
                                  [attachment_text(stored_attachments(r)) for r in rows])
