@@ -22,6 +22,9 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter
 
+from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
+    AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
+)
 from services.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
 from services.facts_models import FactView, RememberResult
 from services.job_models import Job
@@ -31,50 +34,6 @@ from services.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 T = TypeVar("T")
 BATCH = 500  # messages per request (the server's [http] max_batch defaults to 1000)
-
-
-class ClientError(Exception):
-    """An HTTP error answer: `status`, the API's `error` code, `message` and `detail` list."""
-
-    def __init__(self, status: int, error: str, message: str, detail: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(f"{status} {error}: {message}")
-        self.status, self.error, self.message, self.detail = status, error, message, detail or []
-
-    @property
-    def field(self) -> str | None:
-        return self.detail[0].get("field") if self.detail else None
-
-
-class InvalidRequest(ClientError, ValueError):
-    pass
-
-
-class NotFound(ClientError, KeyError):
-    def __str__(self) -> str:  # KeyError would repr the message
-        return Exception.__str__(self)
-
-
-class AccessDenied(ClientError, PermissionError):
-    pass
-
-
-class Unavailable(ClientError, ConnectionError):
-    pass
-
-
-class ServerError(ClientError, RuntimeError):
-    pass
-
-
-def _error(response: httpx.Response) -> ClientError:
-    try:
-        body = response.json()
-    except ValueError:
-        body = {}
-    status = response.status_code
-    kind = {400: InvalidRequest, 413: InvalidRequest, 422: InvalidRequest, 404: NotFound, 401: AccessDenied,
-            403: AccessDenied, 503: Unavailable}.get(status, ServerError if status >= 500 else ClientError)
-    return kind(status, body.get("error", "error"), body.get("message", response.text[:200]), body.get("detail"))
 
 
 def _unsupported(**arguments: Any) -> None:
@@ -134,7 +93,7 @@ class AsyncClient:
         if response.status_code == 404 and missing is not NotFound:
             return missing
         if response.status_code >= 400:
-            raise _error(response)
+            raise error_of(response)
         if answer is None:
             return response.json()
         return TypeAdapter(answer).validate_python(response.json())

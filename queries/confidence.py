@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from services.config import ConfidenceSettings
+from services.memory_settings import ConfidenceSettings
 
 _DAY = timedelta(days=1)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from services.config import CorrectionSettings
+from services.memory_settings import CorrectionSettings
 from services.correction_models import STATUSES, ClusterView, CoreRules, CorrectionStatus, CorrectionView
 from services.correction_weight import CorrectionState, status_at, weight_at
 from services.models import as_utc

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from services.config import ConfidenceSettings
+from services.memory_settings import ConfidenceSettings
 from services.facts_models import FactStatus, FactView, entity_key, predicate_key
 from services.models import as_utc
 from services.store import Store

@@ -19,7 +19,7 @@ from collections.abc import Awaitable
 from datetime import datetime, timezone
 from typing import Any
 
-from services.config import ConfidenceSettings, RecallWeights
+from services.memory_settings import ConfidenceSettings, RecallWeights
 from services.facts_models import FactView, entity_key
 from services.models import as_utc
 from services.recall_models import MemoryHit, RankedTurn, SessionHit

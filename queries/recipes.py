@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from services.config import SESSIONS_S, TURNS_PER_SESSION_T
+from services.memory_settings import SESSIONS_S, TURNS_PER_SESSION_T
 from pydantic import BaseModel, ConfigDict, Field
 
 Method = Literal["vector", "fulltext"]

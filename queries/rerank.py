@@ -24,7 +24,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from services.config import RerankSettings
+from services.memory_settings import RerankSettings
 from services.models import Turn
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from services.config import RetrievalSettings, VectorSearchSettings
+from services.memory_settings import RetrievalSettings, VectorSearchSettings
 from services.embeddings import Embedder
 from services.models import Turn, as_utc
 from services.store import Store

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from services.config import CorrectionSettings
+from services.memory_settings import CorrectionSettings
 from services.correction_models import STATUSES, CorrectionStatus
 
 _DAY = timedelta(days=1)

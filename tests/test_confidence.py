@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from services.config import ConfidenceSettings, Settings
+from services.config import Settings
+from services.memory_settings import ConfidenceSettings
 from queries.confidence import last_touch, reinforcement_boost, score, staleness
 
 CFG = ConfidenceSettings()

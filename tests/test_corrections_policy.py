@@ -12,7 +12,7 @@ import pytest
 from ingest.corrections.clustering import Member, cluster_labels, contradictions, keyphrases, merges
 from ingest.corrections.normalize import conflict, normalize, shape
 from ingest.corrections.policy import Candidate, Neighbour, Verdict, decide, plan_from_verdict
-from services.config import CorrectionClusteringSettings, CorrectionSettings
+from services.memory_settings import CorrectionClusteringSettings, CorrectionSettings
 from services.correction_models import CoreRules, CorrectionView
 from services.correction_weight import CorrectionState, earned_status, effective_weight, held_status, status_at, weight_at
 

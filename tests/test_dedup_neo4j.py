@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from services.config import VectorSearchSettings
+from services.memory_settings import VectorSearchSettings
 
 from bench.dedup_core import load_mentions, pairwise_metrics
 from ingest.dedup import DedupSettings, InMemoryCandidateSource, Mention, Resolver, profile

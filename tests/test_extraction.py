@@ -21,7 +21,7 @@ from ingest.extraction.models import (
 )
 from ingest.extraction.offline import OfflineExtractor, extract_offline
 from ingest.extraction.prompts import EXTRACT, EXTRACT_V1, PROMPTS, extract_v1
-from services.config import IndexingSettings
+from services.memory_settings import IndexingSettings
 from tests.extraction_samples import T0, chunk, turns  # noqa: F401 - fixture
 
 

@@ -15,7 +15,8 @@ from ingest.extraction.extractor import ExtractionFailed, Usage
 from ingest.extraction.llm import LLMExtractor, extractor_for
 from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from ingest.extraction.prompts import EXTRACT_V1
-from services.config import IndexingSettings, LLMService, Settings
+from services.config import LLMService, Settings
+from services.memory_settings import IndexingSettings
 from tests.extraction_samples import T0, chunk  # noqa: F401 - fixture
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
 

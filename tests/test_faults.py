@@ -28,7 +28,8 @@ from kg import AsyncMemory, Settings, load_settings
 from kg.job_kinds import JobKind, extract_session
 from ingest.sessions import auto_session_id
 from kg.worker import Worker
-from services.config import IndexingSettings, JobSettings, LLMService, LLMSettings
+from services.config import JobSettings, LLMService, LLMSettings
+from services.memory_settings import IndexingSettings
 from services.neo4j_local import LocalNeo4j
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
 

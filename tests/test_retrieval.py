@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from services.config import VectorSearchSettings
+from services.memory_settings import VectorSearchSettings
 from pydantic import ValidationError
 
 from kg import AsyncMemory

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from ingest.corrections.normalize import conflict, shape, tokens
-from services.config import CorrectionClusteringSettings
+from services.memory_settings import CorrectionClusteringSettings
 from services.correction_models import LinkType
 from services.extras import require
 

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from ingest.corrections.clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
-from services.config import CorrectionSettings
+from services.memory_settings import CorrectionSettings
 from services.correction_models import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
 from services.correction_weight import CorrectionState, status_at, weight_at
 from services.models import as_utc

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Literal, Protocol, Sequence
 
 from ingest.corrections.normalize import RuleShape, conflict, shape
-from services.config import CorrectionSettings
+from services.memory_settings import CorrectionSettings
 from services.correction_models import Decision, LinkType
 
 

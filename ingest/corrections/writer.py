@@ -26,7 +26,7 @@ from ingest.corrections.policy import (
     fingerprint,
     plan_from_verdict,
 )
-from services.config import CorrectionSettings, VectorSearchSettings
+from services.memory_settings import CorrectionSettings, VectorSearchSettings
 from services.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
 from services.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
 from services.embeddings import Embedder

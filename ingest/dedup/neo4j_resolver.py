@@ -38,7 +38,7 @@ from ingest.dedup.model import Entity, Mention, Resolution
 from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
 from ingest.dedup.profile import Profile, profile
 from ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
-from services.config import VectorSearchSettings
+from services.memory_settings import VectorSearchSettings
 from services.dedup_settings import DedupSettings
 from services.facts_models import entity_id, entity_key
 from services.store import Store, Tx

@@ -34,7 +34,7 @@ from ingest.dedup.candidates import InMemoryCandidateSource
 from ingest.dedup.model import AttributeChange, Entity
 from ingest.dedup.names import compact_name, is_low_information, normalize_name
 from ingest.dedup.profile import Profile
-from services.config import VectorSearchSettings
+from services.memory_settings import VectorSearchSettings
 from services.dedup_settings import DedupSettings
 from services.store import Tx
 

@@ -27,7 +27,7 @@ from ingest.extraction.models import (
     ExtractedRelationship,
     ExtractionResult,
 )
-from services.config import IndexingSettings
+from services.memory_settings import IndexingSettings
 
 CHARS_PER_TOKEN = 4
 TURN_OVERHEAD_TOKENS = 24  # the <turn id role speaker ts> wrapper around each turn's text

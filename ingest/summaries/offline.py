@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from ingest.extraction.models import ChunkInput, ChunkTurn
 from ingest.extraction.offline import extract_offline
 from ingest.summaries.models import Part, SummaryDraft
-from services.config import SummarySettings
+from services.memory_settings import SummarySettings
 from services.embeddings import Embedder
 from services.recall_models import OFFLINE_MODEL
 
