@@ -4,14 +4,21 @@ A message without a session id joins the namespace's current session unless the 
 message is more than `gap` older; then it opens a new session named after its own timestamp.
 Everything here is a pure function of the messages (plus the last stored turn per namespace),
 so re-ingesting the same input yields the same ids and writes nothing new.
+
+Automatic sessions are the runs of messages no more than `gap` apart, each named after its first
+message (`auto_session_id`), whatever order the messages arrive in: `runs` re-segments the stored
+automatic sessions near a batch with the batch's messages, so a late earlier message extends a
+session backwards (renaming it) and a message that closes a gap joins two sessions into one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Sequence
 
 from services.models import Message
 
@@ -24,9 +31,52 @@ class LastTurn:
     ts: datetime
 
 
+AUTO_SESSION = re.compile(r"s-[0-9]{8}T[0-9]{6}(\.[0-9]{3})?Z")  # also in queries/sessions_auto_near
+
+
 def auto_session_id(ts: datetime) -> str:
     millis = f".{ts.microsecond // 1000:03d}" if ts.microsecond >= 1000 else ""
     return "s-" + ts.strftime("%Y%m%dT%H%M%S") + millis + "Z"
+
+
+def is_auto(session_id: str) -> bool:
+    """Named like an automatic session (a caller's own id of that exact form counts as one too)."""
+    return AUTO_SESSION.fullmatch(session_id) is not None
+
+
+@dataclass
+class Run:
+    """Messages and stored sessions no more than the gap apart: one automatic session, `target`."""
+
+    start: datetime
+    end: datetime
+    stored: list[str]
+    new: bool = False  # holds a message of the batch
+
+    @property
+    def target(self) -> str:
+        return auto_session_id(self.start)
+
+
+def runs(stored: Sequence[tuple[str, datetime, datetime]], points: Sequence[datetime], gap: timedelta) -> list[Run]:
+    """The automatic sessions that `stored` (id, started_at, ended_at) and the new messages at
+    `points` make together: spans sorted by start, joined while the next starts within `gap` of
+    the run's end. Only runs holding a new message are returned."""
+    items = sorted([(start, end, id) for id, start, end in stored] + [(ts, ts, None) for ts in points],
+                   key=lambda item: (item[0], item[1]))
+    found: list[Run] = []
+    for start, end, id in items:
+        if found and start - found[-1].end <= gap:
+            run = found[-1]
+            run.end = max(run.end, end)
+        else:
+            run = Run(start, end, [])
+            found.append(run)
+        if id is None:
+            run.new = True
+        else:
+            run.stored.append(id)
+    return [run for run in found if run.new]
 
 
 class SessionAssigner:
@@ -69,7 +119,10 @@ class TurnIds:
         self.last_id: str | None = None
 
     def next(self, message: Message, session_id: str) -> str:
-        parts = [message.namespace, session_id, message.ts.isoformat(), message.role, message.speaker or "", message.text]
+        """A message without a session id is one turn whichever automatic session it lands in: its
+        id leaves the session out (a later message can move it to another, see `runs`)."""
+        session = session_id if message.session_id is not None else ""
+        parts = [message.namespace, session, message.ts.isoformat(), message.role, message.speaker or "", message.text]
         if message.attachments:  # only then: turns without attachments keep the ids they always had
             parts.append(json.dumps([a.model_dump() for a in message.attachments], ensure_ascii=False))
         key = "\x1f".join(parts)

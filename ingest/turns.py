@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, AsyncIterator, Callable, Iterable
 
-from ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id
+from ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
 from ingest.turn_keys import turn_key
 from services.config import Settings
 from services.embeddings import Embedder
@@ -44,6 +44,7 @@ class TurnWriter:
         self.settings = settings
         self.assigner = SessionAssigner(timedelta(minutes=settings.session.gap_minutes))
         self.ids = TurnIds()
+        self.stored_as: dict[str, str] = {}  # turn id -> the id it was stored under (the same message, stored before)
 
     async def write(
         self, messages: Iterable[Message], on_batch: Callable[[IngestReport], None] | None = None
@@ -103,8 +104,7 @@ class TurnWriter:
             prepared.append(PreparedTurn(self.ids.next(m, session_id), session_id, m))
         return prepared
 
-    @staticmethod
-    async def _same_content(run: Callable[..., Any], batch: list[PreparedTurn]) -> dict[str, str]:
+    async def _same_content(self, run: Callable[..., Any], batch: list[PreparedTurn]) -> dict[str, str]:
         """Messages without a session id already stored (by content, in any session), as turn id ->
         the stored turn's session id: their identity must not depend on the session they were
         assigned, which depends on arrival order."""
@@ -113,7 +113,9 @@ class TurnWriter:
                 for p in batch if p.message.session_id is None]
         if not auto:
             return {}
-        return {r["key"]: r["session_id"] for r in await run("queries/turns_same_content", turns=auto)}
+        rows = await run("queries/turns_same_content", turns=auto)
+        self.stored_as.update((r["key"], r["id"]) for r in rows)
+        return {r["key"]: r["session_id"] for r in rows}
 
     async def _continue_sessions(self, tx: Tx, todo: list[PreparedTurn]) -> None:
         """Under the namespace's TurnLock: a batch that opened a session by the gap continues the
@@ -141,6 +143,34 @@ class TurnWriter:
             last = self.assigner.last.get(first.message.namespace)
             if last is not None and last.session_id == old:
                 self.assigner.last[first.message.namespace] = LastTurn(joined, last.ts)
+
+    async def _resegment(self, tx: Tx, todo: list[PreparedTurn]) -> set[tuple[str, str]]:
+        """Under the namespace's TurnLock: the batch's messages in automatic sessions and the stored
+        automatic sessions near them, segmented again by the gap alone (`ingest.sessions.runs`), so
+        the sessions do not depend on arrival order. Each message goes to its run's session; stored
+        sessions of one run are merged under the run's name. Returns the sessions merged into."""
+        gap, merged = self.assigner.gap, set()
+        by_namespace: dict[str, list[PreparedTurn]] = {}
+        for p in todo:
+            if p.message.session_id is None and is_auto(p.session_id):
+                by_namespace.setdefault(p.message.namespace, []).append(p)
+        for namespace, turns in sorted(by_namespace.items()):
+            times = [p.message.ts for p in turns]
+            rows = await tx.run("queries/sessions_auto_near", namespace=namespace, lo=min(times) - gap,
+                                hi=max(times) + gap)
+            stored = [(r["id"], native(r["started_at"]), native(r["ended_at"])) for r in rows]
+            for run in runs(stored, times, gap):
+                for p in turns:
+                    if run.start <= p.message.ts <= run.end:
+                        p.session_id = run.target
+                if run.stored and run.stored != [run.target]:
+                    await tx.run("queries/sessions_merge", namespace=namespace, target=run.target, sources=run.stored)
+                    await tx.run("queries/session_renumber", namespace=namespace, sessions=[run.target])
+                    merged.add((namespace, run.target))
+                last = self.assigner.last.get(namespace)
+                if last is not None and (last.session_id in run.stored or run.start <= last.ts <= run.end):
+                    self.assigner.last[namespace] = LastTurn(run.target, last.ts)
+        return merged
 
     async def _embed(self, batch: list[PreparedTurn]) -> tuple[set[str], int]:
         """Embeds the turns not stored yet; returns the ids already stored and the truncation count."""
@@ -181,12 +211,13 @@ class TurnWriter:
             todo = [p for p in new if p.id not in written_meanwhile]
             if auto_namespaces:
                 await self._continue_sessions(tx, todo)
+                await self._resegment(tx, todo)
             state = {(r["namespace"], r["id"]): r
                      for r in await tx.run("queries/sessions_lock", sessions=_spans(todo))} if todo else {}
             still_new = written_meanwhile | {
                 r["id"] for r in await tx.run("queries/turns_existing", ids=[p.id for p in todo])}
-            rows, tails = [], {}
-            for p in new:
+            rows, tails, reorder = [], {}, set()
+            for p in sorted(new, key=lambda p: (p.message.namespace, p.session_id, p.message.ts)):
                 if p.id in still_new:  # written by a concurrent writer since we looked
                     continue
                 key = (p.message.namespace, p.session_id)
@@ -198,6 +229,9 @@ class TurnWriter:
                     "key_text": p.key, **attachment_columns(p.message.attachments),
                 })
                 tails[key] = (count + 1, p.id)
+                ended = state[key]["ended_before"]
+                if ended is not None and p.message.ts < native(ended):  # earlier than the session's tail
+                    reorder.add(key)
             if not rows:
                 return 0
             await tx.run("queries/turns_write", turns=rows)
@@ -205,6 +239,9 @@ class TurnWriter:
                 {"namespace": k[0], "id": k[1], "message_count": c, "last_turn_id": last}
                 for k, (c, last) in tails.items()
             ])
+            for namespace in sorted({ns for ns, _ in reorder}):
+                await tx.run("queries/session_renumber", namespace=namespace,
+                             sessions=sorted(id for ns, id in reorder if ns == namespace))
             return len(rows)
 
         written = await self.store.transaction(work)

@@ -74,7 +74,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
                           attachments=list(attachments))
         writer = TurnWriter(self.store, self.embedder, self.settings)
         await writer.write([message])
-        turn_id = writer.ids.last_id
+        turn_id = writer.stored_as.get(writer.ids.last_id or "", writer.ids.last_id)  # stored before: that turn
         rows = await self.store.read("queries/turn_get", namespace=namespace, id=turn_id)
         return Turn.model_validate(native_props(rows[0]["turn"]))
 

@@ -327,3 +327,4 @@ def test_dev_set_replay_is_exact_on_every_query_kind() -> None:
     assert set(total) >= {"current", "past", "before_any", "known_at", "multi_valued", "after_retract",
                           "out_of_order"}
     assert accuracy == {kind: 1.0 for kind in total}, (accuracy, wrong[:10])
+

@@ -68,3 +68,49 @@ async def test_concurrent_writers_store_each_message_once(memory: AsyncMemory, a
     texts = [t["text"] for t in await stored(memory, namespace)]
     assert texts == [m.text for m in messages]
 
+
+
+def three_conversations(namespace: str) -> list[Message]:
+    """Three gapless conversations, hours apart (the gap is 30 minutes by default)."""
+    return [Message(namespace=namespace, role="user", speaker="Ana", text=f"talk {c} line {i}",
+                    ts=T0 + timedelta(hours=5 * c, minutes=3 * i)) for c in range(3) for i in range(8)]
+
+
+async def layout(memory: AsyncMemory, namespace: str) -> list[tuple[str, str, int]]:
+    records, _, _ = await memory.store.driver.execute_query(
+        "MATCH (s:Session {namespace: $ns})-[:HAS_TURN]->(t:Turn) "
+        "OPTIONAL MATCH (p:Turn)-[:NEXT]->(t) "
+        "RETURN t.text AS text, s.id AS session, t.idx AS idx, p.text AS previous, s.message_count AS count "
+        "ORDER BY t.ts", ns=namespace)
+    return [(r["text"], r["session"], r["idx"], r["previous"], r["count"]) for r in records]
+
+
+async def test_sessions_do_not_depend_on_arrival_order(memory: AsyncMemory, namespace: str) -> None:
+    in_order = f"{namespace}-a"
+    await memory.ingest(three_conversations(in_order))
+    want = await layout(memory, in_order)
+    assert len({session for _, session, *_ in want}) == 3
+    rng = random.Random(24)
+    for trial in range(3):
+        shuffled_ns = f"{namespace}-{trial}"
+        messages = three_conversations(shuffled_ns)
+        rng.shuffle(messages)
+        for start in range(0, len(messages), 5):  # batches of 5, each out of order
+            await memory.ingest(messages[start:start + 5])
+        assert await layout(memory, shuffled_ns) == want
+
+
+async def test_a_message_that_closes_the_gap_joins_two_sessions(memory: AsyncMemory, namespace: str) -> None:
+    gap = timedelta(minutes=memory.settings.session.gap_minutes)
+    first = [Message(namespace=namespace, role="user", text=f"before {i}", ts=T0 + timedelta(minutes=i)) for i in range(3)]
+    second = [Message(namespace=namespace, role="user", text=f"after {i}", ts=T0 + gap * 1.5 + timedelta(minutes=i))
+              for i in range(3)]
+    await memory.ingest(second)
+    await memory.ingest(first)
+    assert len({s for _, s, *_ in await layout(memory, namespace)}) == 2
+    bridge = Message(namespace=namespace, role="user", text="bridge", ts=T0 + gap * 0.8)
+    await memory.ingest([bridge])
+    turns = await layout(memory, namespace)
+    assert {s for _, s, *_ in turns} == {"s-20250601T090000Z"}  # named after its first message
+    assert [idx for _, _, idx, _, _ in turns] == list(range(7)) and turns[0][4] == 7
+    assert [prev for _, _, _, prev, _ in turns] == [None] + [t[0] for t in turns[:-1]]
