@@ -114,3 +114,18 @@ async def test_a_message_that_closes_the_gap_joins_two_sessions(memory: AsyncMem
     assert {s for _, s, *_ in turns} == {"s-20250601T090000Z"}  # named after its first message
     assert [idx for _, _, idx, _, _ in turns] == list(range(7)) and turns[0][4] == 7
     assert [prev for _, _, _, prev, _ in turns] == [None] + [t[0] for t in turns[:-1]]
+
+
+async def test_turns_stored_under_the_old_id_rule_are_not_stored_again(memory: AsyncMemory, namespace: str) -> None:
+    """Before automatic sessions were re-segmented, a turn's id hashed its automatic session in;
+    databases keep those ids, and a re-sent message is found by its content."""
+    messages = conversation(namespace, 4)
+    await memory.ingest(messages)
+    await memory.store.driver.execute_query(  # what an older release stored: another id
+        "MATCH (t:Turn {namespace: $ns}) SET t.id = 'old-' + t.id", ns=namespace)
+    report = await memory.ingest(messages)
+    assert (report.written, report.existing) == (0, 4)
+    records, _, _ = await memory.store.driver.execute_query(
+        "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n, sum(CASE WHEN t.id STARTS WITH 'old-' THEN 1 ELSE 0 END) AS old",
+        ns=namespace)
+    assert (records[0]["n"], records[0]["old"]) == (4, 4)
