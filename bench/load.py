@@ -4,9 +4,11 @@
     python -m bench.load --prefill 2000 --seconds 30 --json
 
 Fills a namespace with `--prefill` turns through the Python API (kept between runs: a namespace
-that already holds them is reused; `--fresh` refills it), starts `python -m kg.cli serve` on a free
-127.0.0.1 port, then runs two phases of the same query traffic: idle, then while messages are
-ingested at `--ingest-rate` per second. Arrivals follow a schedule (open loop): a request is sent
+that already holds them is reused; `--fresh` refills it) and runs the jobs they make (indexing,
+summaries) to the end, so the namespace is in steady state. Then starts `python -m kg.cli serve`
+on a free 127.0.0.1 port, its sweeps every `--sweep-every` seconds, and runs two phases of the
+same query traffic: idle, then while messages are ingested at `--ingest-rate` per second (with
+the jobs they make; each phase reports `jobs_done`). Arrivals follow a schedule (open loop): a request is sent
 at its time whether or not earlier ones answered; one that cannot start within 100 ms of its time
 counts as late, and one beyond `--max-inflight` outstanding requests is dropped. The query mix is
 the default search (GET /search, no strategy), /recall, /search/sessions and /search/memories.
@@ -123,8 +125,9 @@ async def on_schedule(rate: float, until: float, fire: Any) -> None:
         i += 1
 
 
-async def prefill(namespace: str, turns: int, fresh: bool) -> dict[str, Any]:
-    """`turns` turns in sessions of 40 through the Python API; reused when already there."""
+async def prefill(namespace: str, turns: int, fresh: bool, settle_s: float) -> dict[str, Any]:
+    """`turns` turns in sessions of 40 through the Python API (reused when already there), then
+    every job they make run to the end."""
     async with AsyncMemory(load_settings()) as memory:
         if fresh:
             await memory.delete_namespace(namespace)
@@ -134,18 +137,28 @@ async def prefill(namespace: str, turns: int, fresh: bool) -> dict[str, Any]:
             records, _, _ = await memory.store.driver.execute_query(
                 "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n", ns=namespace)
             have = records[0]["n"]
-        if have >= turns:
-            return {"turns": have, "reused": True, "seconds": 0.0}
-        rng = random.Random(7)
         started = time.perf_counter()
-        messages = (Message(namespace=namespace, session_id=f"pre-{i // 40}", role="user" if i % 2 == 0 else "assistant",
-                            text=sentence(rng, i), ts=T0 + timedelta(minutes=i)) for i in range(turns))
-        await memory.ingest(messages)
-        return {"turns": turns, "reused": False, "seconds": round(time.perf_counter() - started, 1)}
+        out: dict[str, Any] = {"turns": have, "reused": True, "seconds": 0.0}
+        if have < turns:
+            rng = random.Random(7)
+            messages = (Message(namespace=namespace, session_id=f"pre-{i // 40}", role="user" if i % 2 == 0 else "assistant",
+                                text=sentence(rng, i), ts=T0 + timedelta(minutes=i)) for i in range(turns))
+            await memory.ingest(messages)
+            out = {"turns": turns, "reused": False, "seconds": round(time.perf_counter() - started, 1)}
+        # A namespace in steady state: its sessions indexed and summarized here, before the server
+        # starts, so the idle phase is idle (otherwise the server's first sweep runs hundreds of
+        # jobs during it). `settle_s` also waits for a job a killed earlier run left running.
+        started = time.perf_counter()
+        print(f"settling {namespace}: running its due jobs ...", file=sys.stderr, flush=True)
+        report = await memory.run_jobs(sweep=True, wait_s=settle_s, namespace=namespace)
+        out["settled"] = {"jobs_done": len(report.done), "jobs_failed": len(report.retrying) + len(report.dead),
+                          "pending": report.pending, "seconds": round(time.perf_counter() - started, 1)}
+        return out
 
 
-def start_server(port: int, key: str, namespace: str, log: IO[bytes]) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "KG_HTTP__KEYS": json.dumps({key: [namespace]}), "PYTHONPATH": str(REPO)}
+def start_server(port: int, key: str, namespace: str, sweep_every: float, log: IO[bytes]) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "KG_HTTP__KEYS": json.dumps({key: [namespace]}), "PYTHONPATH": str(REPO),
+           "KG_SCHEDULES__SUMMARIZE__EVERY_S": str(sweep_every), "KG_SCHEDULES__INDEX__EVERY_S": str(sweep_every)}
     return subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "--host", HOST, "--port", str(port)],
                             cwd=REPO, env=env, stdout=log, stderr=log)
 
@@ -170,10 +183,21 @@ def stop_server(server: subprocess.Popen[bytes]) -> None:
     if server.poll() is None:
         server.terminate()
         try:
-            server.wait(30)
+            server.wait(90)  # a job in hand is finished first
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(10)
+
+
+async def jobs_finished(client: httpx.AsyncClient, base: str, since: datetime) -> int:
+    """The namespace's jobs that finished since `since` (of its newest 1000 done or dead ones):
+    how much background work ran during a phase."""
+    finished = 0
+    for status in ("done", "dead"):
+        r = await client.get(base + "/jobs", params={"status": status, "limit": 1000})
+        r.raise_for_status()
+        finished += sum(1 for j in r.json() if j["finished_at"] and datetime.fromisoformat(j["finished_at"]) >= since)
+    return finished
 
 
 async def run_phase(client: httpx.AsyncClient, base: str, seconds: float, qps: float, ingest_rate: float,
@@ -208,12 +232,12 @@ async def run_phase(client: httpx.AsyncClient, base: str, seconds: float, qps: f
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    filled = await prefill(args.namespace, args.prefill, args.fresh)
+    filled = await prefill(args.namespace, args.prefill, args.fresh, args.settle_s)
     key = secrets.token_urlsafe(24)
     port = free_port()
     url = f"http://{HOST}:{port}"
     log = tempfile.TemporaryFile()
-    server = start_server(port, key, args.namespace, log)
+    server = start_server(port, key, args.namespace, args.sweep_every, log)
     peak_rss = 0
     try:
         await wait_ready(server, url, log)
@@ -224,17 +248,26 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         async def sample() -> None:
             nonlocal peak_rss
             while not stop.is_set():
-                peak_rss = max(peak_rss, proc.memory_info().rss)
+                try:  # the server and its worker process
+                    peak_rss = max(peak_rss, sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]))
+                except psutil.NoSuchProcess:
+                    pass
                 await asyncio.sleep(0.5)
 
         sampler = asyncio.create_task(sample())
         limits = httpx.Limits(max_connections=args.max_inflight + 4)
         async with httpx.AsyncClient(headers={"X-API-Key": key}, timeout=60, limits=limits) as client:
-            for q in QUERIES:  # warm-up: models, caches
-                await client.get(base + "/search", params={"q": q, "k": 10})
+            for _ in range(3):  # warm-up: models, caches, the server's JIT
+                for q in QUERIES:
+                    for _, path, _ in MIX:
+                        await client.get(base + path, params={"q": q, "k": 10})
+            idle_from = datetime.now(timezone.utc)
             idle = await run_phase(client, base, args.seconds, args.qps, 0, args.batch, args.max_inflight, 1)
+            ingest_from = datetime.now(timezone.utc)
+            idle["jobs_done"] = await jobs_finished(client, base, idle_from)
             loaded = await run_phase(client, base, args.seconds, args.qps, args.ingest_rate, args.batch,
                                      args.max_inflight, 2)
+            loaded["jobs_done"] = await jobs_finished(client, base, ingest_from)
             health = (await client.get(f"{url}/health")).status_code
         stop.set()
         await sampler
@@ -246,7 +279,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "target": f"kg serve (HTTP, workers, scheduler) on {HOST}", "namespace": args.namespace,
         "prefill": filled, "qps": args.qps, "ingest_messages_per_s": args.ingest_rate, "batch": args.batch,
         "errors": idle["errors"] + loaded["errors"], "late": idle["late"] + loaded["late"],
-        "dropped": idle["dropped"] + loaded["dropped"], "server_peak_rss_mb": round(peak_rss / 2**20, 1),
+        "dropped": idle["dropped"] + loaded["dropped"], "server_peak_rss_mb": round(peak_rss / 2**20, 1),  # with the worker process,
         "healthy_after": health == 200,
         "query_p95_ms": {"idle": idle["query_p95_ms"], "under_ingest": loaded["query_p95_ms"],
                          "ratio": round(ratio, 2) if ratio else None},
@@ -263,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefill", type=int, default=20_000, help="Turns in the namespace before the load.")
     parser.add_argument("--namespace", default="bench-load", help="Kept between runs to reuse the prefill.")
     parser.add_argument("--fresh", action="store_true", help="Empty and refill the namespace first.")
+    parser.add_argument("--settle-s", type=float, default=360,
+                        help="How long the prefill waits for jobs still running (a killed run's lease).")
+    parser.add_argument("--sweep-every", type=float, default=15,
+                        help="The server's summarize and index sweeps run this often (seconds), so the jobs "
+                             "the ingest makes run during the phase.")
     parser.add_argument("--max-inflight", type=int, default=64, help="Arrivals beyond this many outstanding are dropped.")
     parser.add_argument("--json", action="store_true", help="Print only the JSON result.")
     args = parser.parse_args(argv)

@@ -1,7 +1,9 @@
-"""`kg serve`: the scheduler, the job workers and the HTTP API in one process, on one `AsyncMemory`.
+"""`kg serve`: the scheduler, the job workers and the HTTP API.
 
 The scheduler (APScheduler, `[schedules]`) only runs sweeps, which enqueue jobs; the workers
-(`[jobs] concurrency` of them) claim and run jobs. Other processes may run workers too (`kg serve
+(`[jobs] concurrency` of them) claim and run jobs. Beside the API they run in a child process of
+lower CPU priority (`[jobs] worker_process`, `kg.worker_process`), so their CPU work never delays
+a query; without the API, or with `worker_process = false`, in this process. Other processes may run workers too (`kg serve
 --no-http --no-schedule`, or `kg jobs run-once` from cron): the queue in Neo4j keeps them apart.
 SIGINT / SIGTERM stop it gracefully: no new claims, jobs in hand get `[jobs] lease_s` to finish
 (after that they are abandoned, and their expired lease returns them to the queue).
@@ -30,6 +32,7 @@ from kg.job_kinds import KINDS
 from ingest.jobs import JobQueue
 from kg.sweeps import NOT_YET, SCHEDULES, runnable, run_sweep
 from kg.worker import Worker
+from kg.worker_process import WorkerProcess
 from services.config import Settings
 from kg.memory import AsyncMemory
 
@@ -121,7 +124,10 @@ async def serve(
         worker = Worker(memory, namespace=namespace)
         scheduler = build_scheduler(memory, worker.queue, namespace) if schedule else None
         tasks: list[asyncio.Task] = []
-        if work:
+        if work and http and settings.jobs.worker_process:  # beside the API: a process of their own
+            children = WorkerProcess(run_workers, settings, namespace)
+            tasks.append(asyncio.create_task(children.supervise(stop), name="worker process"))
+        elif work:
             log.info("worker %s: kinds %s, concurrency %d", worker.name, ", ".join(sorted(worker.kinds)),
                      settings.jobs.concurrency)
             tasks.append(asyncio.create_task(worker.run_forever(stop), name="workers"))
@@ -153,3 +159,8 @@ async def serve(
         for task in done:
             if task is not stopping and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+
+
+async def run_workers(settings: Settings, namespace: str | None) -> None:
+    """The worker process's work (`kg.worker_process`): the job workers only, until SIGTERM."""
+    await serve(settings, http=False, schedule=False, work=True, namespace=namespace)

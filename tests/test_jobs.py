@@ -311,7 +311,8 @@ def test_cron_schedules_name_their_latest_firing() -> None:
 
 async def test_serve_summarizes_and_indexes_a_session_by_itself(memory: AsyncMemory, namespace: str) -> None:
     """`kg serve` in-process, scoped to this namespace, with half-second sweeps: the idle session
-    is summarized and indexed with no call but the ingest; /health answers; stop is graceful."""
+    is summarized and indexed with no call but the ingest, by the worker process (`[jobs]
+    worker_process`); /health answers; stop is graceful."""
     import httpx
 
     from kg.serve import serve
@@ -342,6 +343,8 @@ async def test_serve_summarizes_and_indexes_a_session_by_itself(memory: AsyncMem
     finally:
         stop.set()
         await asyncio.wait_for(task, 30)
+    ran_by = {j.worker for j in await memory.jobs(namespace=namespace) if j.status == "done"}
+    assert ran_by and not any(f":{os.getpid()}:" in (w or "") for w in ran_by)  # the worker process, not the API's
     session = await memory.session(namespace, "s-served")
     assert session is not None and session.status == "closed"
     assert [s.kind for s in await memory.summaries(namespace, "s-served")] == ["session"]
