@@ -27,6 +27,7 @@ from ingest.temporal import (
     Source,
     Span,
     apply,
+    holder,
     plan,
     timeline,
 )
@@ -299,15 +300,9 @@ def _fact_row(record: FactRecord, namespace: str, opener: Mapping[str, Any], las
 
 
 def _result(step: FactPlan, event: FactEvent, records: list[FactRecord]) -> RememberResult:
-    believed = [r for r in apply(records, step) if r.expired_at is None and r.object_value == event.object_value]
-    if step.decision == "retracted":
-        holder = next((r for r in believed if r.valid_to == event.valid_from), None)
-    elif step.decision == "noop":
-        holder = None
-    else:
-        holder = next((r for r in believed if r.valid_at(event.valid_from)), None)
+    held = holder(records, step, event)
     return RememberResult(
-        decision=step.decision, fact_id=holder.id if holder else None,
+        decision=step.decision, fact_id=held.id if held else None,
         fact_ids=[r.id for r in step.create] + [c.record_id for c in step.reinforce],
         expired_ids=list(step.expire), event_id=event.id, recorded_at=step.transaction_time,
     )

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, get_args
 
 from ingest.facts import _transaction_time
 from ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
-from ingest.temporal import Op, Source, Span, apply, timeline
+from ingest.temporal import Op, Source, Span, holder, timeline
 from services.config import Settings
 from services.facts_models import entity_id, entity_key, predicate_key
 from services.models import as_utc
@@ -176,15 +176,9 @@ async def _write_plan(tx: Tx, step: EdgePlan, slot: dict[str, str], namespace: s
 
 
 def _result(step: EdgePlan, event: EdgeEvent, records: list[EdgeRecord]) -> RelateResult:
-    believed = [r for r in apply(records, step) if r.expired_at is None and r.object_value == event.object_value]
-    if step.decision == "retracted":
-        holder = next((r for r in believed if r.valid_to == event.valid_from), None)
-    elif step.decision == "noop":
-        holder = None
-    else:
-        holder = next((r for r in believed if r.valid_at(event.valid_from)), None)
+    held = holder(records, step, event)
     return RelateResult(
-        decision=step.decision, edge_id=holder.id if holder else None,
+        decision=step.decision, edge_id=held.id if held else None,
         edge_ids=[r.id for r in step.create] + [c.record_id for c in step.reinforce],
         expired_ids=list(step.expire), event_id=event.id, recorded_at=step.transaction_time,
     )

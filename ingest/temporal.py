@@ -311,6 +311,17 @@ def apply(records: Iterable[FactRecord], fact_plan: FactPlan) -> list[FactRecord
     return out + list(fact_plan.create)
 
 
+def holder(records: Iterable[FactRecord], step: FactPlan, event: FactEvent) -> FactRecord | None:
+    """The believed record that holds `event`'s value after `step` (facts and relationships alike):
+    the one a retraction ended, none for a no-op, else the one valid when the event's value began."""
+    believed = [r for r in apply(records, step) if r.expired_at is None and r.object_value == event.object_value]
+    if step.decision == "retracted":
+        return next((r for r in believed if r.valid_to == event.valid_from), None)
+    if step.decision == "noop":
+        return None
+    return next((r for r in believed if r.valid_at(event.valid_from)), None)
+
+
 def holds(records: Iterable[FactRecord], as_of: datetime, known_at: datetime | None = None) -> list[FactRecord]:
     """The records believed at `known_at` whose interval contains `as_of`, by object."""
     _require_aware(as_of=as_of, known_at=known_at)
