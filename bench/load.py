@@ -78,6 +78,8 @@ class Phase:
         self.late = self.dropped = self.inflight = 0
         self.max_inflight = max_inflight
         self.tasks: list[asyncio.Task[None]] = []
+        self.started = time.perf_counter()
+        self.timeline: list[tuple[float, str, float]] = []  # (seconds into the phase, route, ms)
 
     def send(self, client: httpx.AsyncClient, label: str, method: str, url: str, lag: float, **kw: Any) -> None:
         if lag > 0.1:
@@ -98,6 +100,7 @@ class Phase:
         finally:
             self.inflight -= 1
         self.latencies[label].append((time.perf_counter() - start) * 1000)
+        self.timeline.append((round(start - self.started, 2), label, round(self.latencies[label][-1], 1)))
         if status:
             self.errors[label][status] += 1
 
@@ -109,7 +112,8 @@ class Phase:
         queries = [x for label, v in self.latencies.items() if label != "POST /messages" for x in v]
         return {"seconds": round(seconds, 1), "late": self.late, "dropped": self.dropped,
                 "errors": sum(r["errors"] for r in routes.values()),
-                "query_p95_ms": round(percentile(queries, 95), 1), "routes": routes}
+                "query_p95_ms": round(percentile(queries, 95), 1), "routes": routes,
+                "slowest": sorted(self.timeline, key=lambda x: -x[2])[:10]}
 
 
 async def on_schedule(rate: float, until: float, fire: Any) -> None:
@@ -236,7 +240,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     key = secrets.token_urlsafe(24)
     port = free_port()
     url = f"http://{HOST}:{port}"
-    log = tempfile.TemporaryFile()
+    log = open(args.server_log, "w+b") if args.server_log else tempfile.TemporaryFile()
     server = start_server(port, key, args.namespace, args.sweep_every, log)
     peak_rss = 0
     try:
@@ -302,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="The server's summarize and index sweeps run this often (seconds), so the jobs "
                              "the ingest makes run during the phase.")
     parser.add_argument("--max-inflight", type=int, default=64, help="Arrivals beyond this many outstanding are dropped.")
+    parser.add_argument("--server-log", type=Path, help="Keep the server's log in this file.")
     parser.add_argument("--json", action="store_true", help="Print only the JSON result.")
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= 600 or args.qps <= 0 or args.ingest_rate < 0 or not 1 <= args.batch <= 500:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from ingest.turn_keys import row_key
 
 from services.config import Settings
-from services.embeddings import embedder_for
+from services.embeddings import embed_async, embedder_for
 from services.store import Store
 
 PAGE = 512
@@ -61,7 +61,7 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
                 after = page[-1]["id"]
                 keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
                 if keys:
-                    vectors = await asyncio.to_thread(embedder.embed, [key[:limit] for _, key in keys])
+                    vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
                     await store.write(kind.store, model=embedder.name, rows=[
                         {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
                 per_kind[kind.name] += len(keys)

@@ -16,7 +16,7 @@ from typing import Any, AsyncIterator, Callable, Iterable
 from ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
 from ingest.turn_keys import turn_key
 from services.config import Settings
-from services.embeddings import Embedder
+from services.embeddings import Embedder, embed_async
 from services.models import IngestReport, Message, attachment_columns
 from services.store import Store, Tx
 from services.values import native
@@ -187,7 +187,7 @@ class TurnWriter:
                 log.warning("turn %s's key is %d characters; embedding its first %d (the text is stored whole)",
                             p.id, len(key), limit)
             texts.append(key[:limit])
-        vectors = await asyncio.to_thread(self.embedder.embed, texts) if texts else []
+        vectors = await embed_async(self.embedder, texts) if texts else []
         for p, vector in zip(todo, vectors):
             p.embedding = vector
         return existing, truncated

@@ -14,7 +14,6 @@ handler, `register(JobKind(...))` it, and if a schedule should enqueue it, add a
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,6 +26,7 @@ from ingest.indexing import PlanGone, extract, session_turns
 from ingest.jobs import JobRun, PermanentJobError
 from ingest.turn_keys import row_key
 from kg.engine import Engine
+from services.embeddings import embed_async
 
 
 Handler = Callable[[Engine, JobRun], Awaitable[dict[str, Any]]]
@@ -67,7 +67,7 @@ async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
         if not rows:
             return {"embedded": done}
         keys = [row_key(r) for r in rows]
-        vectors = await asyncio.to_thread(engine.embedder.embed, [key[:limit] for key in keys])
+        vectors = await embed_async(engine.embedder, [key[:limit] for key in keys])
         await engine.store.write(
             "queries/turns_set_embedding", model=engine.embedder.name,
             rows=[{"id": r["id"], "embedding": v, "text": key} for r, key, v in zip(rows, keys, vectors)],

@@ -30,6 +30,7 @@ from langgraph.store.base import (  # noqa: E402 - after the check that names th
     BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result, SearchItem, SearchOp,
 )
 from langgraph.store.base.embed import get_text_at_path, tokenize_path  # noqa: E402
+from services.embeddings import embed_async
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
@@ -93,7 +94,7 @@ class KgStore(BaseStore):
         text = self._text(op.value, op.index)
         vector = None
         if text:
-            [vector] = await asyncio.to_thread(self.memory.embedder.embed, [text])
+            [vector] = await embed_async(self.memory.embedder, [text])
         item = {"id": self._id(op.namespace, op.key), "path": list(op.namespace), "key": op.key,
                 "value": json.dumps(op.value, default=str), "text": text, "embedding": vector}
         await self.memory.store.write("queries/store_items_put", namespace=self.namespace, items=[item],
@@ -112,7 +113,7 @@ class KgStore(BaseStore):
     async def _search(self, op: SearchOp) -> list[SearchItem]:
         vector = None
         if op.query:
-            [vector] = await asyncio.to_thread(self.memory.embedder.embed, [op.query])
+            [vector] = await embed_async(self.memory.embedder, [op.query])
         rows = await self.memory.store.read("queries/store_items_under", namespace=self.namespace,
                                             prefix=list(op.namespace_prefix), vector=vector)
         found = [row for row in rows if _matches(json.loads(row["value"]), op.filter or {})]

@@ -30,6 +30,7 @@ from queries.confidence import score as confidence_score
 from queries.fusion import normalized
 from queries.recipes import Recipe
 from queries.retrieve import Retrieval, Retriever
+from services.embeddings import embed_async
 
 FACT_LIMIT = 50
 _WORDS = re.compile(r"[\w'’-]+")
@@ -136,7 +137,7 @@ async def _facts(retriever: Retriever, cfg: ConfidenceSettings, weights: RecallW
     views = [_fact_view(r, at, cfg) for r in rows]
     sentences = [f"{v.subject} {v.predicate.replace('_', ' ')} {v.object_value}" for v in views]
     vector = found.vector if found.vector is not None else await retriever.embed(query)
-    vectors = await asyncio.to_thread(retriever.embedder.embed, sentences)
+    vectors = await embed_async(retriever.embedder, sentences)
     hits = []
     for row, view, text, v in zip(rows, views, sentences, vectors):
         cosine = max(0.0, sum(a * b for a, b in zip(v, vector)))

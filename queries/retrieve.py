@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from services.memory_settings import RetrievalSettings, VectorSearchSettings
-from services.embeddings import Embedder
+from services.embeddings import Embedder, embed_async
 from services.models import Turn, as_utc
 from services.store import Store
 from queries import candidates as cand
@@ -78,7 +78,7 @@ class Retriever:
                 await close()
 
     async def embed(self, query: str) -> list[float]:
-        [vector] = await asyncio.to_thread(self.embedder.embed, [query])
+        [vector] = await embed_async(self.embedder, [query])
         return vector
 
     async def search(

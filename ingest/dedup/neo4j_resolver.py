@@ -42,6 +42,7 @@ from services.memory_settings import VectorSearchSettings
 from services.dedup_settings import DedupSettings
 from services.facts_models import entity_id, entity_key
 from services.store import Store, Tx
+from services.embeddings import embed_async
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -241,7 +242,7 @@ class GraphResolver:
             return
         texts = {i: embedding_text(mentions[i], self.settings.embedding.include_context) for i in sorted(wanted)}
         unique = list(dict.fromkeys(texts.values()))
-        by_text = dict(zip(unique, await asyncio.to_thread(self.embedder.embed, unique)))
+        by_text = dict(zip(unique, await embed_async(self.embedder, unique)))
         fresh = {i: by_text[t] for i, t in texts.items()}
         given.update(fresh)
         await nearest(tx, run, namespace, profiles, [fresh.get(i) for i in range(len(mentions))], self.settings, found,

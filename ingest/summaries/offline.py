@@ -9,7 +9,6 @@ quality: outcome is "ongoing" while the session is open and unknown otherwise, q
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from collections import Counter, defaultdict
@@ -19,7 +18,7 @@ from ingest.extraction.models import ChunkInput, ChunkTurn
 from ingest.extraction.offline import extract_offline
 from ingest.summaries.models import Part, SummaryDraft
 from services.memory_settings import SummarySettings
-from services.embeddings import Embedder
+from services.embeddings import Embedder, embed_async
 from services.recall_models import OFFLINE_MODEL
 
 OFFLINE_PROMPT = "extractive-v1"
@@ -157,7 +156,7 @@ class OfflineSummarizer:
     async def rollup(self, session_id: str, parts: list[Part], open_: bool) -> SummaryDraft:
         cfg = self.settings
         sentences = [s for p in parts for s in (x.strip() for x in p.text.split("\n")) if s]
-        vectors = await asyncio.to_thread(self.embedder.embed, sentences) if sentences else []
+        vectors = await embed_async(self.embedder, sentences) if sentences else []
         picks = central(vectors, [len(s) for s in sentences], cfg.central_turns * 2)
         counted: dict[str, int] = defaultdict(int)
         for p in parts:

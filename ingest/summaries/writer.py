@@ -12,7 +12,6 @@ llm_summary_every_messages` turns (docs/llm-cost.md). The calls are added to the
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 from datetime import datetime, timedelta, timezone
@@ -25,7 +24,7 @@ from ingest.summaries.offline import OfflineSummarizer
 from ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 from ingest.turn_keys import attachment_text, stored_attachments
 from services.config import Settings
-from services.embeddings import Embedder
+from services.embeddings import Embedder, embed_async
 from services.llm_usage import metering
 from services.recall_models import OFFLINE_MODEL, Summary, summary_from_props
 from services.store import Store, Tx
@@ -127,7 +126,7 @@ class SessionSummarizer:
         limit, size = self.settings.ingest.max_embed_chars, self.settings.ingest.batch_size
         for start in range(0, len(changed), size):
             page = changed[start : start + size]
-            vectors = await asyncio.to_thread(self.embedder.embed, [x[:limit] for _, x, _ in page])
+            vectors = await embed_async(self.embedder, [x[:limit] for _, x, _ in page])
             await self.store.write("queries/turns_set_context", model=self.embedder.name, rows=[
                 {"id": i, "text": x, "follows_question": a, "embedding": v} for (i, x, a), v in zip(page, vectors)])
 
@@ -135,7 +134,7 @@ class SessionSummarizer:
         self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
         draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime, model: str | None = None,
     ) -> Summary:
-        [vector] = await asyncio.to_thread(self.embedder.embed, [draft.text[: self.settings.ingest.max_embed_chars]])
+        [vector] = await embed_async(self.embedder, [draft.text[: self.settings.ingest.max_embed_chars]])
         props = {
             **draft.model_dump(), "kind": kind, "slot": slot, "level": level,
             "keywords": "; ".join([*draft.topics, *draft.entities]),
