@@ -338,6 +338,7 @@ async def test_clustering_groups_the_paraphrases(settings: Settings, namespace: 
             assert family_of[merge.absorbed_text] == family_of[merge.survivor_text]
 
 
+@pytest.mark.neo4j
 def test_cli_rules_corrections_and_maintain(tmp_path: Path) -> None:
     ns = f"test-cli-{tmp_path.name[-8:].replace('_', '')}"
     kg = [sys.executable, "-m", "kg.cli"]

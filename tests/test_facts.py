@@ -214,6 +214,7 @@ def test_sync_memory_has_the_fact_methods() -> None:
     assert {"remember", "facts", "history"} <= set(dir(Memory))
 
 
+@pytest.mark.neo4j
 def test_cli_facts_prints_point_in_time_views_and_history() -> None:
     from typer.testing import CliRunner
 

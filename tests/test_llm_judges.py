@@ -53,6 +53,7 @@ async def current(m: AsyncMemory, namespace: str) -> list[str]:
 
 # -- wiring ------------------------------------------------------------------------------------
 
+@pytest.mark.neo4j
 async def test_hooks_are_set_only_when_an_llm_is_configured(fake_llm: FakeLLM) -> None:  # noqa: F811
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         assert isinstance(memory.predicate_resolver, LLMPredicateResolver)
