@@ -1,5 +1,8 @@
-"""Tests run against the real local Neo4j (started on demand by AsyncMemory); each test gets its
-own namespace, deleted afterwards.
+"""Database tests run against the real local Neo4j (started on demand by AsyncMemory); each test gets
+its own namespace, deleted afterwards. They carry the `neo4j` marker, so `pytest -m "not neo4j"` runs
+the pure tests alone, in seconds and with no server: a test is marked when it uses a fixture of
+`DATABASE_FIXTURES` (directly or through another fixture), or by hand in its module when it opens a
+memory or a server itself.
 
 `KG_TEST_URI_SCHEME=neo4j` runs them through a routing URI instead of a direct Bolt one: the local
 server is started first and every `Settings` of the run gets `neo4j://127.0.0.1:<bolt port>` and its
@@ -23,11 +26,37 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 URI_SCHEMES = ("bolt", "neo4j")
 
 
+# fixtures that open the database; a test whose fixture closure holds one of them gets `neo4j`
+DATABASE_FIXTURES = frozenset({
+    "memory",  # and everything built on it: namespace, api, the HTTP/MCP/browser fixtures
+    "configured",  # test_facts: a second client
+    "cut_off",  # test_fail_fast: a memory behind a relay to the server
+    "llm_memory", "spare",  # test_faults: a memory with a fake LLM; a spare managed server
+    "offline_memory",  # test_indexing, test_jobs: a memory with the offline extractor
+    "sync_memory",  # test_langgraph_store: the sync facade
+})
+
+
 def pytest_configure(config: pytest.Config) -> None:
     scheme = os.environ.get("KG_TEST_URI_SCHEME", "bolt")
     if scheme not in URI_SCHEMES:
         raise pytest.UsageError(f"KG_TEST_URI_SCHEME must be one of {URI_SCHEMES}, got {scheme!r}")
-    if scheme == "neo4j" and not os.environ.get("KG_NEO4J__URI"):
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.neo4j)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With the routing scheme, start the server now, before any test builds its settings; only when
+    a selected test needs it (`-m "not neo4j"` starts nothing)."""
+    needed = any(item.get_closest_marker("neo4j") for item in session.items)
+    if not needed or session.config.option.collectonly:
+        return
+    if os.environ.get("KG_TEST_URI_SCHEME", "bolt") == "neo4j" and not os.environ.get("KG_NEO4J__URI"):
         conn = resolve_connection(Settings())  # the managed server, started now
         os.environ["KG_NEO4J__URI"] = conn.uri.replace("bolt://", "neo4j://", 1)
         if conn.password is not None:

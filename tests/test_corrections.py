@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
 import numpy as np
 import pytest
@@ -18,6 +18,7 @@ import pytest
 from ingest.corrections.normalize import normalize
 from kg import AsyncMemory, Memory, Settings
 from services.correction_models import MaintenanceReport
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 
@@ -89,11 +90,6 @@ async def mem(settings: Settings, memory: AsyncMemory) -> AsyncIterator[AsyncMem
         yield m
 
 
-async def rows(m: AsyncMemory, query: str, **params: Any) -> list[dict[str, Any]]:
-    records, _, _ = await m.store.driver.execute_query(query, params)
-    return [r.data() for r in records]
-
-
 # -- measured similarities --------------------------------------------------------------------
 def test_paraphrase_similarities_as_measured(memory: AsyncMemory) -> None:
     """The numbers the thresholds are set from (all-MiniLM-L6-v2). Printed with -s."""
@@ -133,7 +129,7 @@ async def test_add_reinforce_noop_and_the_graph(mem: AsyncMemory, namespace: str
     assert (later.decision, later.correction_id, later.status, later.reinforcement_count) == (
         "reinforced", first.correction_id, "pattern", 2)
 
-    [node] = await rows(mem, """
+    [node] = await cypher_rows(mem, """
         MATCH (c:Correction {id: $id})
         RETURN c.rule_text AS text, c.rule_key AS key, c.correction_type AS type, c.status AS status,
                c.reinforcement_count AS count, c.first_seen_at AS first, c.last_seen_at AS last,
@@ -153,7 +149,7 @@ async def test_contradiction_invalidates_and_links(mem: AsyncMemory, namespace: 
     no = await mem.add_correction(namespace, "s1", "Do not use emojis.", seen_at=day(1))
     yes = await mem.add_correction(namespace, "s2", "Use emojis in your replies.", seen_at=day(2))
     assert (yes.decision, yes.invalidated_ids, yes.status) == ("invalidated", [no.correction_id], "correction")
-    [link] = await rows(mem, """
+    [link] = await cypher_rows(mem, """
         MATCH (n:Correction {id: $new})-[l:LINK]->(o:Correction {id: $old})
         RETURN l.type AS type, l.similarity AS sim, o.invalidated_at AS at, o.invalidated_reason AS reason,
                o.invalidated_by AS by""", new=yes.correction_id, old=no.correction_id)
@@ -178,8 +174,8 @@ async def test_flipped_choice_supersedes_and_related_links(mem: AsyncMemory, nam
     assert shorter.decision == "added" and shorter.related_ids == [short.correction_id]  # 0.85 > cosine >= 0.60
     flip = await mem.add_correction(namespace, "s3", "Use unittest instead of pytest.", seen_at=day(3))
     assert flip.decision == "invalidated" and flip.invalidated_ids == [old.correction_id]
-    links = await rows(mem, "MATCH (a:Correction)-[l:LINK]->(b:Correction) WHERE a.namespace = $ns "
-                            "RETURN a.id AS a, l.type AS type, b.id AS b ORDER BY type", ns=namespace)
+    links = await cypher_rows(mem, "MATCH (a:Correction)-[l:LINK]->(b:Correction) WHERE a.namespace = $ns "
+                                   "RETURN a.id AS a, l.type AS type, b.id AS b ORDER BY type", ns=namespace)
     assert [(r["a"], r["type"], r["b"]) for r in links] == [
         (shorter.correction_id, "related", short.correction_id), (flip.correction_id, "supersedes", old.correction_id)]
 
@@ -282,7 +278,7 @@ async def test_thirty_sessions_end_with_the_expected_rules(mem: AsyncMemory, nam
 
     top = await mem.correction_clusters(namespace)
     assert top and family_of[top[0].representative] == "uv" and top[0].reinforcement == 6
-    [row] = await rows(mem, "MATCH (k:CorrectionCluster {namespace: $ns}) RETURN count(k) AS n", ns=namespace)
+    [row] = await cypher_rows(mem, "MATCH (k:CorrectionCluster {namespace: $ns}) RETURN count(k) AS n", ns=namespace)
     assert row["n"] == len(reports[-1].clusters)
 
     score, clustered = purity(reports, family_of)
@@ -338,6 +334,7 @@ async def test_clustering_groups_the_paraphrases(settings: Settings, namespace: 
             assert family_of[merge.absorbed_text] == family_of[merge.survivor_text]
 
 
+@pytest.mark.neo4j
 def test_cli_rules_corrections_and_maintain(tmp_path: Path) -> None:
     ns = f"test-cli-{tmp_path.name[-8:].replace('_', '')}"
     kg = [sys.executable, "-m", "kg.cli"]
@@ -362,9 +359,9 @@ def test_cli_rules_corrections_and_maintain(tmp_path: Path) -> None:
 
 
 async def test_correction_vector_index_follows_the_embedder(memory: AsyncMemory) -> None:
-    [row] = await rows(memory, "SHOW VECTOR INDEXES YIELD name, state, labelsOrTypes, properties, options "
-                               "WHERE name = 'correction_embedding' RETURN state, labelsOrTypes AS labels, "
-                               "properties, options")
+    [row] = await cypher_rows(memory, "SHOW VECTOR INDEXES YIELD name, state, labelsOrTypes, properties, options "
+                                      "WHERE name = 'correction_embedding' RETURN state, labelsOrTypes AS labels, "
+                                      "properties, options")
     assert (row["state"], row["labels"], row["properties"]) == ("ONLINE", ["Correction"], ["embedding"])
     config = row["options"]["indexConfig"]
     assert config["vector.dimensions"] == memory.embedder.dim and config["vector.similarity_function"] == "COSINE"

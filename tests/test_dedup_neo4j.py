@@ -18,6 +18,7 @@ from ingest.dedup.neo4j_source import prefetch
 from kg import AsyncMemory
 from services.facts_models import entity_id
 from tests.conftest import shared_data
+from tests.cypher_state import cypher_rows, cypher_value
 
 
 @pytest.fixture
@@ -26,14 +27,9 @@ def resolver(memory: AsyncMemory) -> GraphResolver:
 
 
 async def entity(memory: AsyncMemory, namespace: str, eid: str) -> dict[str, Any]:
-    rows = await memory.store.driver.execute_query(
-        "MATCH (e:Entity {id: $id, namespace: $ns}) RETURN e {.*} AS e", id=eid, ns=namespace)
-    return rows.records[0]["e"]
-
-
-async def count(memory: AsyncMemory, query: str, **params: Any) -> int:
-    rows = await memory.store.driver.execute_query(query, **params)
-    return rows.records[0][0]
+    [row] = await cypher_rows(memory, "MATCH (e:Entity {id: $id, namespace: $ns}) RETURN e {.*} AS e",
+                              id=eid, ns=namespace)
+    return row["e"]
 
 
 async def one(resolver: GraphResolver, memory: AsyncMemory, namespace: str, mention: Mention):
@@ -49,9 +45,9 @@ async def test_exact_and_alias_keys_are_name_key_nodes(memory: AsyncMemory, name
     nick = await one(resolver, memory, namespace, Mention("Bob Cruz", "person"))
     assert (again.entity_id, again.decision.stage) == (first.entity_id, "exact")
     assert (nick.entity_id, nick.decision.stage) == (first.entity_id, "alias")
-    keys = await memory.store.driver.execute_query(
-        "MATCH (e:Entity {id: $id})-[:HAS_KEY]->(k:NameKey) RETURN collect(k.key) AS keys", id=first.entity_id)
-    assert {"key:robert cruz", "nick:bob cruz", "init:r cruz"} <= set(keys.records[0]["keys"])
+    keys = await cypher_value(memory, "MATCH (e:Entity {id: $id})-[:HAS_KEY]->(k:NameKey) "
+                                      "RETURN collect(k.key) AS keys", id=first.entity_id)
+    assert {"key:robert cruz", "nick:bob cruz", "init:r cruz"} <= set(keys)
     stored = await entity(memory, namespace, first.entity_id)
     assert stored["aliases"] == ["Robert Cruz", "Cruz, Robert", "Bob Cruz"] and stored["mentions"] == 3
     assert stored["name"] == "Robert Cruz" and stored["key"] == "robert cruz" and stored["type"] == "person"
@@ -68,8 +64,8 @@ async def test_identifiers_merge_and_attributes_keep_history(memory: AsyncMemory
     assert json.loads(stored["attributes"])["phone"] == "+1 555 222 0000"
     assert json.loads(stored["attribute_history"]) == [["phone", "+1 555 111 1981", "+1 555 222 0000"]]
     assert "T. Walker" in stored["aliases"]
-    linked = await count(memory, "MATCH (:Entity {id: $id})-[:IDENTIFIED_BY]->(i:Identifier {kind: 'email'}) "
-                                 "RETURN count(i)", id=a.entity_id)
+    linked = await cypher_value(memory, "MATCH (:Entity {id: $id})-[:IDENTIFIED_BY]->(i:Identifier {kind: 'email'}) "
+                                        "RETURN count(i)", id=a.entity_id)
     assert linked == 1
 
 
@@ -109,8 +105,8 @@ async def test_embedding_neighbours_from_entity_names(memory: AsyncMemory, names
     resolver.vector_search = VectorSearchSettings(exact_max_entities=exact_max)
     shipping = await one(resolver, memory, namespace, Mention("shipping address", "concept"))
     await one(resolver, memory, namespace, Mention("refund policy", "concept"))
-    names = await count(memory, "MATCH (n:EntityName {namespace: $ns})-[:NAME_OF]->(:Entity) "
-                                "WHERE n.embedding IS NOT NULL RETURN count(n)", ns=namespace)
+    names = await cypher_value(memory, "MATCH (n:EntityName {namespace: $ns})-[:NAME_OF]->(:Entity) "
+                                       "WHERE n.embedding IS NOT NULL RETURN count(n)", ns=namespace)
     assert names == 2
     delivery = await one(resolver, memory, namespace, Mention("delivery address", "concept"))
     assert (delivery.entity_id, delivery.decision.stage) == (shipping.entity_id, "embedding")
@@ -125,10 +121,10 @@ async def test_a_batch_sees_its_own_entities(memory: AsyncMemory, namespace: str
     assert len({r.entity_id for r in out[:3]}) == 1 and out[1].decision.stage == "fuzzy"
     assert out[4].entity_id == out[3].entity_id and out[4].decision.stage == "embedding"
     assert out[6].entity_id == out[5].entity_id
-    assert await count(memory, "MATCH (e:Entity {namespace: $ns}) RETURN count(e)", ns=namespace) == 3
+    assert await cypher_value(memory, "MATCH (e:Entity {namespace: $ns}) RETURN count(e)", ns=namespace) == 3
     again = await resolver.resolve(memory.store, namespace, batch)
     assert [r.entity_id for r in again] == [r.entity_id for r in out] and not any(r.created for r in again)
-    assert await count(memory, "MATCH (n:EntityName {namespace: $ns}) RETURN count(n)", ns=namespace) == 2
+    assert await cypher_value(memory, "MATCH (n:EntityName {namespace: $ns}) RETURN count(n)", ns=namespace) == 2
 
 
 async def test_resolver_adopts_the_entity_a_fact_created(memory: AsyncMemory, namespace: str,
@@ -138,7 +134,7 @@ async def test_resolver_adopts_the_entity_a_fact_created(memory: AsyncMemory, na
     assert made.created and made.entity_id == entity_id(namespace, "dana scully")
     stored = await entity(memory, namespace, made.entity_id)
     assert stored["type"] == "person" and "key:dana scully" in stored["keys"]
-    assert await count(memory, "MATCH (e:Entity {namespace: $ns}) RETURN count(e)", ns=namespace) == 1
+    assert await cypher_value(memory, "MATCH (e:Entity {namespace: $ns}) RETURN count(e)", ns=namespace) == 1
     (fact,) = await memory.facts(namespace, "Dana Scully")
     assert fact.object_value == "FBI"
 
@@ -158,8 +154,8 @@ async def test_concurrent_resolvers_create_one_entity_per_new_name(memory: Async
     results = await asyncio.gather(*(worker(i) for i in range(8)))
     assert all(r == results[0] for r in results)
     assert results[0][1] == results[0][3]  # "Frobisher, Quentin" is the same person
-    assert await count(memory, "MATCH (e:Entity {namespace: $ns}) RETURN count(e)", ns=namespace) == 4
-    mentions = await count(memory, "MATCH (e:Entity {namespace: $ns}) RETURN sum(e.mentions)", ns=namespace)
+    assert await cypher_value(memory, "MATCH (e:Entity {namespace: $ns}) RETURN count(e)", ns=namespace) == 4
+    mentions = await cypher_value(memory, "MATCH (e:Entity {namespace: $ns}) RETURN sum(e.mentions)", ns=namespace)
     assert mentions == 8 * len(names)  # no update was lost
 
 

@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from kg import AsyncMemory
 from kg.http import create_app
 from tests.http_client import running, settings_with
+from tests.cypher_state import cypher_rows
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)
@@ -25,24 +26,25 @@ SECRETS = ("Lisbon", "Dana", "Acme", "s1", "uv instead of pip")
 
 
 async def counts(memory: AsyncMemory, namespace: str) -> Counter[str]:
-    records, _, _ = await memory.store.driver.execute_query(
+    rows = await cypher_rows(
+        memory,
         "MATCH (n) WHERE n.namespace = $ns UNWIND labels(n) AS label RETURN label, count(*) AS n "
         "UNION ALL MATCH (:Turn {namespace: $ns})<-[r:EVIDENCED_BY]-() RETURN 'EVIDENCED_BY' AS label, count(r) AS n",
         ns=namespace)
-    return Counter({r["label"]: r["n"] for r in records if r["n"]})
+    return Counter({r["label"]: r["n"] for r in rows if r["n"]})
 
 
 async def evidence_sessions(memory: AsyncMemory, namespace: str, predicate: str) -> list[str]:
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (f:Fact {namespace: $ns, predicate: $p})-[:EVIDENCED_BY]->(t:Turn) RETURN t.session_id AS s",
+    rows = await cypher_rows(
+        memory, "MATCH (f:Fact {namespace: $ns, predicate: $p})-[:EVIDENCED_BY]->(t:Turn) RETURN t.session_id AS s",
         ns=namespace, p=predicate)
-    return sorted(r["s"] for r in records)
+    return sorted(r["s"] for r in rows)
 
 
 async def erasure_props(memory: AsyncMemory, namespace: str) -> list[dict[str, Any]]:
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (x:Erasure {namespace: $ns}) RETURN properties(x) AS p ORDER BY x.erased_at", ns=namespace)
-    return [r["p"] for r in records]
+    rows = await cypher_rows(memory, "MATCH (x:Erasure {namespace: $ns}) RETURN properties(x) AS p "
+                                     "ORDER BY x.erased_at", ns=namespace)
+    return [r["p"] for r in rows]
 
 
 async def scenario(memory: AsyncMemory, namespace: str, summary: bool = False) -> None:

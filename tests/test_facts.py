@@ -12,6 +12,7 @@ import pytest
 
 from kg import AsyncMemory, Memory, Settings
 from services.facts_models import FactView
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -56,10 +57,9 @@ async def test_api_key_change_supersedes_old_key(configured: AsyncMemory, namesp
     assert [(f.object_value, f.status) for f in everything] == [
         ("sk-old", "expired"), ("sk-old", "superseded"), ("sk-new", "current")]
 
-    rows = await configured.store.driver.execute_query(
-        "MATCH (n:Fact {id: $id})-[:SUPERSEDES]->(o:Fact) RETURN o.object_value AS old, o.valid_to AS ended",
-        id=second.fact_id)
-    assert [(r["old"], r["ended"].to_native()) for r in rows.records] == [("sk-old", day(40))]
+    rows = await cypher_rows(configured, "MATCH (n:Fact {id: $id})-[:SUPERSEDES]->(o:Fact) "
+                                         "RETURN o.object_value AS old, o.valid_to AS ended", id=second.fact_id)
+    assert [(r["old"], r["ended"].to_native()) for r in rows] == [("sk-old", day(40))]
     state = await counts(configured, namespace)
     assert (state["facts"], state["expired"], state["supersedes"], state["events"], state["slots"],
             state["entities"]) == (3, 1, 1, 2, 1, 1)
@@ -197,11 +197,12 @@ async def test_evidence_entities_and_namespace_hygiene(memory: AsyncMemory, name
     after = await counts(memory, namespace)
     assert after["facts"] > before["facts"] and after["foreign_neighbours"] == 0
     assert (after["entities"], after["event_evidence"], after["fact_evidence"]) == (3, 1, 1)
-    rows = await memory.store.driver.execute_query(
+    rows = await cypher_rows(
+        memory,
         "MATCH (f:Fact {id: $id})-[:EVIDENCED_BY]->(t:Turn) MATCH (f)-[:SUBJECT]->(s:Entity) "
         "MATCH (f)-[:OBJECT]->(o:Entity) RETURN t.id AS turn, s.name AS s, s.type AS st, o.name AS o, o.type AS ot, "
         "f.extractor AS ex, f.prompt_version AS pv", id=step.fact_id)
-    assert [r.data() for r in rows.records] == [
+    assert rows == [
         {"turn": turn.id, "s": "Ann", "st": "person", "o": "Hooli", "ot": "organization", "ex": "test", "pv": "v2"}]
     ended = next(f for f in await memory.history(namespace, "ann") if f.object_value == "Initech")
     assert ended.prompt_version == "v1" and ended.object_entity_id is not None and ended.id != first.fact_id
@@ -214,6 +215,7 @@ def test_sync_memory_has_the_fact_methods() -> None:
     assert {"remember", "facts", "history"} <= set(dir(Memory))
 
 
+@pytest.mark.neo4j
 def test_cli_facts_prints_point_in_time_views_and_history() -> None:
     from typer.testing import CliRunner
 

@@ -9,6 +9,7 @@ import pytest
 
 from kg import AsyncMemory
 from queries.confidence import score
+from tests.cypher_state import cypher_rows
 
 UTC = timezone.utc
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -50,7 +51,5 @@ async def test_known_at_shows_the_last_read_before_it(memory: AsyncMemory, names
     assert then.last_accessed_at is None  # the read had not happened yet
     [later] = await memory.facts(namespace, "Maya", "likes", known_at=after_read)
     assert later.last_accessed_at is not None and before_read <= later.last_accessed_at <= after_read
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (f:Fact {namespace: $ns}) RETURN size(f.read_at) AS reads", ns=namespace,
-        database_=memory.store.database)
-    assert [r["reads"] for r in records] == [1]  # three reads within a minute: one read event
+    rows = await cypher_rows(memory, "MATCH (f:Fact {namespace: $ns}) RETURN size(f.read_at) AS reads", ns=namespace)
+    assert [r["reads"] for r in rows] == [1]  # three reads within a minute: one read event

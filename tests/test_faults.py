@@ -32,6 +32,7 @@ from services.config import JobSettings, LLMService, LLMSettings
 from services.memory_settings import IndexingSettings
 from services.neo4j_local import LocalNeo4j
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
+from tests.cypher_state import cypher_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-api03-FAULTTEST-never-log-me-0123456789"
@@ -76,14 +77,9 @@ def env_with(**extra: str) -> dict[str, str]:
     return {**inherited, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", **extra}
 
 
-async def cypher(memory: AsyncMemory, query: str, **params: Any) -> list[dict[str, Any]]:
-    records, _, _ = await memory.store.driver.execute_query(query, params)
-    return [r.data() for r in records]
-
-
 async def assert_sessions_whole(memory: AsyncMemory, namespace: str, expected: dict[str, int]) -> None:
     """Exactly the expected sessions, each turn stored once in one session, idx 0..n-1, one NEXT chain."""
-    rows = await cypher(memory, """
+    rows = await cypher_rows(memory, """
         MATCH (s:Session {namespace: $ns})
         OPTIONAL MATCH (s)-[r:HAS_TURN]->(t:Turn)
         RETURN s.id AS id, s.message_count AS message_count, count(r) AS links, count(DISTINCT t) AS turns,
@@ -93,7 +89,7 @@ async def assert_sessions_whole(memory: AsyncMemory, namespace: str, expected: d
         assert r["links"] == r["turns"] == r["slots"] == r["message_count"], r
         assert (r["lo"], r["hi"]) == (0, r["turns"] - 1), r
     total = sum(expected.values())
-    counts = (await cypher(memory, """
+    counts = (await cypher_rows(memory, """
         MATCH (t:Turn {namespace: $ns})
         RETURN count(t) AS turns, count(DISTINCT t.id) AS ids,
                sum(COUNT { (t)-[:NEXT]->() }) AS nexts, max(COUNT { (t)-[:NEXT]->() }) AS most_out,
@@ -149,10 +145,11 @@ async def test_llm_timeout_429_and_garbage_back_off_dead_letter_then_index(
     assert dead.status == "dead" and dead.attempts == 3 and "not JSON" in dead.last_error and KEY not in dead.last_error
     # the saved passes, beside the job's LLM meter ("llm")
     assert fake_llm.count() == 4 and set(dead.pass_outputs) == {"plan", "chunk-0000", "llm"}
-    session = (await cypher(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) RETURN s.extraction_status AS "
-                                    "status, s.extraction_failures AS failures", ns=namespace))[0]
+    session = (await cypher_rows(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) "
+                                         "RETURN s.extraction_status AS status, s.extraction_failures AS failures",
+                                 ns=namespace))[0]
     assert session == {"status": "extraction_failed", "failures": 3}
-    assert await cypher(memory, "MATCH (d:Decision {namespace: $ns}) RETURN d", ns=namespace) == []
+    assert await cypher_rows(memory, "MATCH (d:Decision {namespace: $ns}) RETURN d", ns=namespace) == []
 
     fake_llm.fallback = anthropic_echo
     await memory.retry_job(job.id)
@@ -161,11 +158,13 @@ async def test_llm_timeout_429_and_garbage_back_off_dead_letter_then_index(
     assert indexed["status"] == "indexed" and indexed["chunks"] == 2 and indexed["llm_calls"] == 2
     asked = [chunk_of(r) for r in fake_llm.requests]
     assert len(asked) == 5 and asked.count(asked[0]) == 1  # the answered chunk was not asked again
-    session = (await cypher(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) RETURN s.extraction_status AS "
-                                    "status, s.extraction_failures AS failures", ns=namespace))[0]
+    session = (await cypher_rows(memory, "MATCH (s:Session {namespace: $ns, id: 's-llm'}) "
+                                         "RETURN s.extraction_status AS status, s.extraction_failures AS failures",
+                                 ns=namespace))[0]
     assert session == {"status": "indexed", "failures": 0}
     assert len(await memory.turns(namespace, "s-llm")) == 4
-    assert await cypher(memory, "MATCH (d:Decision {namespace: $ns}) RETURN count(d) AS n", ns=namespace) != [{"n": 0}]
+    assert await cypher_rows(memory, "MATCH (d:Decision {namespace: $ns}) RETURN count(d) AS n",
+                             ns=namespace) != [{"n": 0}]
 
 
 async def test_llm_failure_mid_session_resumes_at_the_failed_chunk(
@@ -263,7 +262,7 @@ def stop_hard(proc: subprocess.Popen, grace: float) -> None:
 
 
 async def count_turns(memory: AsyncMemory, namespace: str) -> int:
-    return (await cypher(memory, "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n", ns=namespace))[0]["n"]
+    return (await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n", ns=namespace))[0]["n"]
 
 
 async def test_neo4j_stopped_mid_ingest_then_rerun_loses_and_duplicates_nothing(
@@ -354,6 +353,6 @@ async def test_neo4j_stopped_mid_job_then_rerun_resumes_and_finishes(
         assert len(asked) <= 12 + 1  # at most the chunk in flight at the outage was asked twice
         report = done.pass_outputs["report"]
         assert report["status"] == "indexed" and report["chunks"] == 12 and report["llm_calls"] == 12
-        cited = await cypher(memory, "MATCH (:Decision {namespace: $ns})-[:EVIDENCED_BY]->"
-                                     "(t:Turn) RETURN collect(DISTINCT t.id) AS ids", ns=ns)
+        cited = await cypher_rows(memory, "MATCH (:Decision {namespace: $ns})-[:EVIDENCED_BY]->"
+                                          "(t:Turn) RETURN collect(DISTINCT t.id) AS ids", ns=ns)
         assert set(cited[0]["ids"]) == set(first_ids)  # every chunk's answer was written

@@ -14,6 +14,7 @@ from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode, Node
 from kg.graphiti_import import GraphitiSource, episode_messages, import_graphiti, open_graphiti
 from kg import AsyncMemory
 from services.store import resolve_connection
+from tests.cypher_state import cypher_rows
 
 
 def utc(*args: int) -> datetime:
@@ -65,11 +66,6 @@ async def graphiti_group(memory: AsyncMemory) -> AsyncIterator[tuple[GraphitiSou
         await driver.close()
 
 
-async def cypher(memory: AsyncMemory, query: str, **params: Any) -> list[dict[str, Any]]:
-    records, _, _ = await memory.store.driver.execute_query(query, params, database_=memory.store.database)
-    return [r.data() for r in records]
-
-
 async def test_import_maps_episodes_entities_and_edges(memory: AsyncMemory, namespace: str,
                                                        graphiti_group: tuple[GraphitiSource, str, dict]) -> None:
     source, group, nodes = graphiti_group
@@ -77,7 +73,7 @@ async def test_import_maps_episodes_entities_and_edges(memory: AsyncMemory, name
     assert (report.episodes, report.turns_written, report.entities, report.edges) == (3, 4, 5, 3)
     assert (report.facts_asserted, report.facts_retracted, report.skipped) == (3, 1, [])
 
-    turns = await cypher(memory, """
+    turns = await cypher_rows(memory, """
         MATCH (s:Session {namespace: $ns})-[:HAS_TURN]->(t:Turn)
         RETURN s.id AS session, t.role AS role, t.speaker AS speaker, t.text AS text, t.external_id AS ext
         ORDER BY t.ts, t.idx""", ns=namespace)
@@ -90,7 +86,7 @@ async def test_import_maps_episodes_entities_and_edges(memory: AsyncMemory, name
     assert len({t["session"] for t in turns[:3]}) == 1 and turns[3]["session"] != turns[0]["session"]
     assert turns[0]["ext"] == f"graphiti:{nodes['ep1'].uuid}#0"
 
-    entities = await cypher(memory, """
+    entities = await cypher_rows(memory, """
         MATCH (e:Entity {namespace: $ns}) RETURN e.name AS name, e.type AS type, e.graphiti_uuids AS uuids
         ORDER BY name""", ns=namespace)
     assert [(e["name"], e["type"]) for e in entities] == [
@@ -98,7 +94,7 @@ async def test_import_maps_episodes_entities_and_edges(memory: AsyncMemory, name
         ("Robotics", "other")]
     assert entities[1]["uuids"] == [nodes["alice"].uuid]
 
-    facts = await cypher(memory, """
+    facts = await cypher_rows(memory, """
         MATCH (s:Entity {namespace: $ns})<-[:SUBJECT]-(f:Fact)-[:OBJECT]->(o:Entity)
         WHERE f.expired_at IS NULL
         OPTIONAL MATCH (f)-[:EVIDENCED_BY]->(t:Turn)
@@ -113,7 +109,7 @@ async def test_import_maps_episodes_entities_and_edges(memory: AsyncMemory, name
     assert paris["predicate"] == "lives_in"
     assert paris["valid_from"].to_native() == utc(2020, 1, 1) and paris["valid_to"].to_native() == utc(2023, 6, 1)
     assert paris["recorded_at"].to_native() == utc(2024, 2, 1, 9, 1)  # the end was learned when graphiti expired it
-    first = await cypher(memory, """
+    first = await cypher_rows(memory, """
         MATCH (f:Fact {namespace: $ns, predicate: 'lives_in', object_value: 'Paris'}) WHERE f.expired_at IS NOT NULL
         RETURN f.recorded_at AS recorded_at, f.valid_to AS valid_to, f.expired_at AS expired_at""", ns=namespace)
     assert [(f["recorded_at"].to_native(), f["valid_to"], f["expired_at"].to_native()) for f in first] == [
@@ -131,9 +127,9 @@ async def test_import_maps_episodes_entities_and_edges(memory: AsyncMemory, name
 
     again = await import_graphiti(memory, source, group, namespace)
     assert (again.turns_written, again.turns_existing, again.facts_asserted, again.facts_retracted) == (0, 4, 0, 0)
-    counts = await cypher(memory, "MATCH (e:FactEvent {namespace: $ns}) RETURN count(e) AS n", ns=namespace)
+    counts = await cypher_rows(memory, "MATCH (e:FactEvent {namespace: $ns}) RETURN count(e) AS n", ns=namespace)
     assert counts[0]["n"] == 4
-    untouched = await cypher(memory, "MATCH (n {group_id: $g}) RETURN count(n) AS n", g=group)
+    untouched = await cypher_rows(memory, "MATCH (n {group_id: $g}) RETURN count(n) AS n", g=group)
     assert untouched[0]["n"] == 8  # the graphiti graph is only read
 
 

@@ -19,6 +19,7 @@ from ingest.dedup.neo4j_resolver import GraphResolver
 from kg import AsyncMemory, Settings
 from services.config import LLMService
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
 KEY = "sk-ant-api03-TESTKEY-never-log-me-0123456789"
@@ -48,16 +49,12 @@ async def add_session(memory: AsyncMemory, namespace: str, session_id: str, turn
         {"role": r, "speaker": s, "text": t, "ts": start + timedelta(minutes=i)} for i, (r, s, t) in enumerate(turns)])
 
 
-async def rows(memory: AsyncMemory, query: str, **params: Any) -> list[dict[str, Any]]:
-    result = await memory.store.driver.execute_query(query, **params)
-    return [r.data() for r in result.records]
-
-
 async def graph_shape(memory: AsyncMemory, namespace: str) -> dict[str, int]:
     """Nodes per label and relationships per type touching the namespace."""
-    nodes = await rows(memory, "MATCH (n) WHERE n.namespace = $ns RETURN labels(n)[0] AS k, count(*) AS c", ns=namespace)
-    rels = await rows(memory, "MATCH (n)-[r]->(m) WHERE n.namespace = $ns OR m.namespace = $ns "
-                              "RETURN type(r) AS k, count(DISTINCT r) AS c", ns=namespace)
+    nodes = await cypher_rows(memory, "MATCH (n) WHERE n.namespace = $ns RETURN labels(n)[0] AS k, count(*) AS c",
+                              ns=namespace)
+    rels = await cypher_rows(memory, "MATCH (n)-[r]->(m) WHERE n.namespace = $ns OR m.namespace = $ns "
+                                     "RETURN type(r) AS k, count(DISTINCT r) AS c", ns=namespace)
     return {r["k"]: r["c"] for r in nodes + rels}
 
 
@@ -71,32 +68,33 @@ async def test_offline_index_writes_everything_in_the_graph(offline_memory: Asyn
     assert report.corrections == 1 and report.decisions == 1 and report.llm_calls == 0
 
     turns = [t.id for t in await memory.turns(namespace, "s1")]
-    mentions = await rows(memory, "MATCH (t:Turn)-[m:MENTIONS]->(e:Entity {namespace: $ns, name: 'Dana'}) "
-                                  "RETURN t.id AS turn, m.prompt_version AS pv, m.extractor AS x", ns=namespace)
+    mentions = await cypher_rows(memory, "MATCH (t:Turn)-[m:MENTIONS]->(e:Entity {namespace: $ns, name: 'Dana'}) "
+                                         "RETURN t.id AS turn, m.prompt_version AS pv, m.extractor AS x", ns=namespace)
     assert sorted(m["turn"] for m in mentions) == sorted([turns[0], turns[2], turns[3], turns[5]])
     assert {(m["pv"], m["x"]) for m in mentions} == {("offline-v1", "offline")}
 
     (lives,) = [f for f in await memory.facts(namespace, "Dana") if f.predicate == "lives_in"]
-    [lisbon] = await rows(memory, "MATCH (e:Entity {namespace: $ns, name: 'Lisbon'}) RETURN e.id AS id, e.type AS t",
-                          ns=namespace)
+    [lisbon] = await cypher_rows(memory, "MATCH (e:Entity {namespace: $ns, name: 'Lisbon'}) "
+                                         "RETURN e.id AS id, e.type AS t", ns=namespace)
     assert lives.object_value == "Lisbon" and lives.object_entity_id == lisbon["id"] and lisbon["t"] == "place"
     assert lives.valid_from == T0 and (lives.extractor, lives.prompt_version) == ("offline:rules", "offline-v1")
 
-    [rel] = await rows(memory, "MATCH (a:Entity {namespace: $ns})-[r:RELATES_TO]->(b:Entity) "
-                               "RETURN a.name AS a, b.name AS b, r {.*} AS r", ns=namespace)
+    [rel] = await cypher_rows(memory, "MATCH (a:Entity {namespace: $ns})-[r:RELATES_TO]->(b:Entity) "
+                                      "RETURN a.name AS a, b.name AS b, r {.*} AS r", ns=namespace)
     assert (rel["a"], rel["r"]["relation"], rel["b"]) == ("Anna", "wife_of", "Dana")
     assert rel["r"]["valid_from"].to_native() == T0 + timedelta(minutes=3) and rel["r"]["recorded_at"] is not None
     assert rel["r"].get("valid_to") is None and rel["r"].get("expired_at") is None  # open: null (not stored)
     assert rel["r"]["evidence"] == [turns[3]] and rel["r"]["prompt_version"] == "offline-v1"
 
-    [decision] = await rows(memory, "MATCH (d:Decision {namespace: $ns})-[:FROM_SESSION]->(s:Session) "
-                                    "MATCH (d)-[:EVIDENCED_BY]->(t:Turn) RETURN d.text AS text, s.id AS s, "
-                                    "collect(t.id) AS turns, d.prompt_version AS pv", ns=namespace)
+    [decision] = await cypher_rows(memory, "MATCH (d:Decision {namespace: $ns})-[:FROM_SESSION]->(s:Session) "
+                                           "MATCH (d)-[:EVIDENCED_BY]->(t:Turn) RETURN d.text AS text, s.id AS s, "
+                                           "collect(t.id) AS turns, d.prompt_version AS pv", ns=namespace)
     assert decision == {"text": "Let's go with the refund", "s": "s1", "turns": [turns[5]], "pv": "offline-v1"}
-    [correction] = await rows(memory, "MATCH (c:Correction {namespace: $ns}) RETURN c.rule_text AS rule, "
-                                      "c.extractor AS x, c.prompt_version AS pv", ns=namespace)
+    [correction] = await cypher_rows(memory, "MATCH (c:Correction {namespace: $ns}) RETURN c.rule_text AS rule, "
+                                             "c.extractor AS x, c.prompt_version AS pv", ns=namespace)
     assert correction == {"rule": "Use uv instead of pip.", "x": "offline", "pv": "offline-v1"}
-    [session] = await rows(memory, "MATCH (s:Session {namespace: $ns, id: 's1'}) RETURN s {.*} AS s", ns=namespace)
+    [session] = await cypher_rows(memory, "MATCH (s:Session {namespace: $ns, id: 's1'}) RETURN s {.*} AS s",
+                                  ns=namespace)
     stamped = session["s"]
     assert (stamped["extraction_status"], stamped["extractor"], stamped["model"], stamped["prompt_version"]) == (
         "indexed", "offline", "rules", "offline-v1")
@@ -134,13 +132,14 @@ async def test_entities_resolve_across_sessions(offline_memory: AsyncMemory, nam
     assert [s.session_id for s in report.sessions] == ["s1", "s2"] and report.indexed == 2
     second = report.sessions[1]
     assert second.entities_merged >= 2
-    linked = await rows(memory, "MATCH (t:Turn)-[:MENTIONS]->(e:Entity {namespace: $ns}) WHERE e.name STARTS WITH "
-                                "'Acme' RETURN e.id AS e, e.aliases AS aliases, collect(DISTINCT t.session_id) AS s",
-                        ns=namespace)
+    linked = await cypher_rows(memory, "MATCH (t:Turn)-[:MENTIONS]->(e:Entity {namespace: $ns}) "
+                                       "WHERE e.name STARTS WITH 'Acme' "
+                                       "RETURN e.id AS e, e.aliases AS aliases, collect(DISTINCT t.session_id) AS s",
+                               ns=namespace)
     assert len(linked) == 1 and sorted(linked[0]["s"]) == ["s1", "s2"]
     assert "Acme Robotics Inc" in " ".join(linked[0]["aliases"])
-    danas = await rows(memory, "MATCH (e:Entity {namespace: $ns, type: 'person'}) WHERE e.name = 'Dana' "
-                               "RETURN e.id AS id", ns=namespace)
+    danas = await cypher_rows(memory, "MATCH (e:Entity {namespace: $ns, type: 'person'}) WHERE e.name = 'Dana' "
+                                      "RETURN e.id AS id", ns=namespace)
     assert len(danas) == 1  # the speaker of both sessions is one person
     assert (await memory.index_pending(namespace)).sessions == []
 
@@ -216,7 +215,8 @@ async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, na
         assert "HTTP 500" in failed.error and KEY not in failed.error
         assert await graph_shape(memory, namespace) == shape  # nothing of "flaky" was written
         assert [t.model_dump() for t in await memory.turns(namespace, "flaky")] == turns_before
-        [s] = await rows(memory, "MATCH (s:Session {namespace: $ns, id: 'flaky'}) RETURN s {.*} AS s", ns=namespace)
+        [s] = await cypher_rows(memory, "MATCH (s:Session {namespace: $ns, id: 'flaky'}) RETURN s {.*} AS s",
+                                ns=namespace)
         assert s["s"]["extraction_status"] == "extraction_failed" and s["s"]["extraction_failures"] == 1
         assert s["s"]["extraction_requests"] == 3 and KEY not in s["s"]["extraction_error"]
 
@@ -229,7 +229,8 @@ async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, na
         assert retried.sessions[0].entities_merged == 4 and retried.totals["llm_calls"] == 2  # extract, adjudicate
         assert fake_llm.requests[-1].body["messages"][0]["content"].startswith('Question 1.\nMention: "Anna" (type person)')
         assert fake_llm.remaining() == 0
-        [s] = await rows(memory, "MATCH (s:Session {namespace: $ns, id: 'flaky'}) RETURN s {.*} AS s", ns=namespace)
+        [s] = await cypher_rows(memory, "MATCH (s:Session {namespace: $ns, id: 'flaky'}) RETURN s {.*} AS s",
+                                ns=namespace)
         assert s["s"]["extraction_status"] == "indexed" and s["s"]["extraction_failures"] == 0
         facts = await memory.history(namespace, "Dana", "lives_in")
         assert [f.object_value for f in facts] == ["Lisbon"] and facts[0].extractor == "fake:claude-haiku-4-5"
@@ -244,7 +245,7 @@ async def test_failing_session_stops_being_pending_after_max_failures(fake_llm: 
             report = await memory.index_pending(namespace)
             assert [(s.status, s.failures) for s in report.sessions] == [("extraction_failed", attempt)]
         assert (await memory.index_pending(namespace)).sessions == []  # [memory.indexing] max_failures = 3
-        assert await rows(memory, "MATCH (e:Entity {namespace: $ns}) RETURN e", ns=namespace) == []
+        assert await cypher_rows(memory, "MATCH (e:Entity {namespace: $ns}) RETURN e", ns=namespace) == []
 
 
 # -- stage 5: LLM adjudication of ambiguous outcomes --------------------------------------------
@@ -289,7 +290,7 @@ async def test_concurrent_indexers_share_new_entities(offline_memory: AsyncMemor
         await add_session(memory, namespace, f"c{i}", DANA, start=T0 + timedelta(days=i))
     reports = await asyncio.gather(*(memory.index_session(namespace, f"c{i}") for i in range(4)))
     assert all(r.status == "indexed" for r in reports)
-    names = {r["name"]: r["n"] for r in await rows(
+    names = {r["name"]: r["n"] for r in await cypher_rows(
         memory, "MATCH (e:Entity {namespace: $ns}) RETURN e.name AS name, count(*) AS n", ns=namespace)}
     # A bare given name said about someone else stays ambiguous, so without an LLM each "Anna" is
     # kept apart; every other entity is made once and merged into by the other sessions.

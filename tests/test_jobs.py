@@ -26,6 +26,7 @@ from kg.sweeps import SWEEPS, latest_fire, reindex, run_sweep
 from kg.worker import Worker
 from services.config import JobSettings, Schedule
 from services.job_models import job_id
+from tests.cypher_state import cypher_rows, cypher_value
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=1.0, heartbeat_s=0.3,
@@ -40,18 +41,13 @@ def queue(memory: AsyncMemory) -> JobQueue:
     return JobQueue(memory.store, FAST)
 
 
-async def count(memory: AsyncMemory, query: str, **params: Any) -> int:
-    records, _, _ = await memory.store.driver.execute_query(query, params)
-    return records[0][0]
-
-
 async def test_enqueue_is_idempotent_and_rerun_requeues_done_work(memory: AsyncMemory, namespace: str) -> None:
     q, kind = queue(memory), kind_name("idem")
     first, queued = await q.enqueue(kind, namespace, "s-1", {"why": "first"})
     again, queued_again = await q.enqueue(kind, namespace, "s-1", {"why": "second"})
     assert queued and not queued_again and first.id == again.id == job_id(kind, namespace, "s-1")
     assert again.params == {"why": "first"} and again.status == "queued" and again.attempts == 0
-    assert await count(memory, "MATCH (j:Job {namespace: $ns}) RETURN count(j)", ns=namespace) == 1
+    assert await cypher_value(memory, "MATCH (j:Job {namespace: $ns}) RETURN count(j)", ns=namespace) == 1
 
     async def handler(memory: AsyncMemory, run: JobRun) -> dict[str, Any]:
         return {"seen": run.params["why"]}
@@ -211,8 +207,8 @@ async def test_embedding_backfill_sweep_and_job(memory: AsyncMemory, namespace: 
     await memory.add_turns(namespace, "s-1", [
         {"role": "user", "text": f"message number {i} about the warehouse robots", "ts": t0 + timedelta(minutes=i)}
         for i in range(5)])
-    await memory.store.driver.execute_query(
-        "MATCH (t:Turn {namespace: $ns}) WHERE t.idx >= 3 REMOVE t.embedding, t.embedding_model", {"ns": namespace})
+    await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) WHERE t.idx >= 3 REMOVE t.embedding, t.embedding_model",
+                      ns=namespace)
     q = queue(memory)
     assert await run_sweep(memory, q, "embeddings", namespace=namespace) == 1
     job = await q.get(job_id("embed_backfill", namespace, "turns"))
@@ -221,7 +217,7 @@ async def test_embedding_backfill_sweep_and_job(memory: AsyncMemory, namespace: 
     assert report.done == [job.id]
     assert (await q.get(job.id)).pass_outputs == {"embedded": 2}
     left = "MATCH (t:Turn {namespace: $ns}) WHERE t.embedding IS NULL RETURN count(t)"
-    assert await count(memory, left, ns=namespace) == 0
+    assert await cypher_value(memory, left, ns=namespace) == 0
     hits = await memory.search_turns(namespace, "message number 4 warehouse robots", k=5)
     assert len(hits) == 5
 
@@ -257,9 +253,8 @@ async def test_summarize_sweep_then_reindex_of_stale_summaries(memory: AsyncMemo
     assert not await memory.summaries(namespace, "small")  # 3 new messages, not idle: not due yet
 
     assert (await reindex(memory, q, stale=True, namespace=namespace))["summarize_session"] == 0
-    await memory.store.driver.execute_query(
-        "MATCH (n:Summary {namespace: $ns, session_id: 'grown'}) SET n.prompt_version = 'summarize-v0'",
-        {"ns": namespace})
+    await cypher_rows(memory, "MATCH (n:Summary {namespace: $ns, session_id: 'grown'}) "
+                              "SET n.prompt_version = 'summarize-v0'", ns=namespace)
     assert (await reindex(memory, q, stale=True, namespace=namespace))["summarize_session"] == 1
     report = await Worker(memory, settings=FAST, namespace=namespace).drain()
     assert report.done == [job_id("summarize_session", namespace, "grown")]
@@ -294,9 +289,8 @@ async def test_index_sweep_indexes_idle_sessions_and_reindex_finds_other_version
     assert await run_sweep(memory, q, "index", namespace=namespace) == 0  # indexed by this version: not due
 
     assert (await reindex(memory, q, stale=True, namespace=namespace))["index_session"] == 0
-    await memory.store.driver.execute_query(
-        "MATCH (s:Session {namespace: $ns, id: 's-idle'}) SET s.extraction_version = 'offline:rules:offline-v0'",
-        {"ns": namespace})
+    await cypher_rows(memory, "MATCH (s:Session {namespace: $ns, id: 's-idle'}) "
+                              "SET s.extraction_version = 'offline:rules:offline-v0'", ns=namespace)
     assert (await reindex(memory, q, stale=True, namespace=namespace))["index_session"] == 1
     assert (await Worker(memory, settings=FAST, namespace=namespace).drain()).done == report.done
 

@@ -13,6 +13,7 @@ pytest.importorskip("langgraph.store.base", reason="the langgraph extra is not i
 
 from kg import AsyncMemory, Memory, load_settings  # noqa: E402
 from kg.langgraph_store import KgStore  # noqa: E402
+from tests.cypher_state import cypher_value  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +30,7 @@ async def store_ns(memory: AsyncMemory) -> AsyncIterator[str]:
 
 
 async def count(memory: AsyncMemory, namespace: str) -> int:
-    async with memory.store.driver.session(database=memory.store.database) as session:
-        result = await session.run("MATCH (i:StoreItem {namespace: $ns}) RETURN count(i) AS n", ns=namespace)
-        return (await result.single())["n"]
+    return await cypher_value(memory, "MATCH (i:StoreItem {namespace: $ns}) RETURN count(i) AS n", ns=namespace)
 
 
 async def test_async_put_get_search_delete_and_namespaces(memory: AsyncMemory, store_ns: str) -> None:

@@ -15,6 +15,7 @@ from ingest.llm_judges import LLMClusterLabeler, LLMCorrectionJudge, LLMPredicat
 from kg import AsyncMemory
 from services.config import Settings
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
 KEY = "sk-ant-api03-TESTKEY-never-log-me-0123456789"
@@ -42,17 +43,13 @@ def tool_use(name: str, answer: dict[str, Any]) -> Any:
     return reply
 
 
-async def rows(m: AsyncMemory, query: str, **params: Any) -> list[dict[str, Any]]:
-    records, _, _ = await m.store.driver.execute_query(query, params)
-    return [r.data() for r in records]
-
-
 async def current(m: AsyncMemory, namespace: str) -> list[str]:
     return sorted(f.object_value for f in await m.facts(namespace, "Dana", "favorite_editor"))
 
 
 # -- wiring ------------------------------------------------------------------------------------
 
+@pytest.mark.neo4j
 async def test_hooks_are_set_only_when_an_llm_is_configured(fake_llm: FakeLLM) -> None:  # noqa: F811
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         assert isinstance(memory.predicate_resolver, LLMPredicateResolver)
@@ -77,11 +74,11 @@ async def test_llm_contradiction_supersedes_an_unknown_predicate(fake_llm: FakeL
         assert "favorite_editor" in prompt and "vim" in prompt and "emacs" in prompt
         assert result.decision == "superseded" and len(result.expired_ids) == 1
         assert await current(memory, namespace) == ["emacs"]
-        [event] = await rows(memory, """
+        [event] = await cypher_rows(memory, """
             MATCH (e:FactEvent {namespace: $ns, object_value: 'emacs'}) RETURN e.cardinality_by AS by""",
             ns=namespace)
         assert event["by"] == "fake:claude-haiku-4-5:predicate-contradiction-v1"
-        [link] = await rows(memory, """
+        [link] = await cypher_rows(memory, """
             MATCH (n:Fact {namespace: $ns, object_value: 'emacs'})-[:SUPERSEDES]->(o:Fact)
             RETURN o.object_value AS old""", ns=namespace)
         assert link["old"] == "vim"
@@ -126,7 +123,7 @@ async def test_llm_judge_invalidates_a_contradicted_neighbour(fake_llm: FakeLLM,
         assert fake_llm.count() == 1 and "British English" in fake_llm.requests[0].text()
         assert new.decision == "invalidated" and new.invalidated_ids == [old.correction_id]
         assert new.decided_by == "fake:claude-haiku-4-5:correction-audn-v1"
-        [link] = await rows(memory, """
+        [link] = await cypher_rows(memory, """
             MATCH (n:Correction {id: $new})-[l:LINK]->(o:Correction {id: $old})
             RETURN l.type AS type, o.invalidated_reason AS reason, o.invalidated_by AS by, n.decided_by AS decided""",
             new=new.correction_id, old=old.correction_id)
@@ -162,8 +159,8 @@ async def test_llm_labels_clusters(fake_llm: FakeLLM, namespace: str) -> None:  
         assert report.clusters, "the paraphrases form a cluster"
         assert {c.label for c in report.clusters} == {"Package installs with uv"}
         assert fake_llm.count() == len(report.clusters)
-        stored = await rows(memory, "MATCH (k:CorrectionCluster {namespace: $ns}) RETURN k.label AS label",
-                            ns=namespace)
+        stored = await cypher_rows(memory, "MATCH (k:CorrectionCluster {namespace: $ns}) RETURN k.label AS label",
+                                   ns=namespace)
         assert {r["label"] for r in stored} == {"Package installs with uv"}
         fake_llm.fallback = recording("anthropic/error_500_api_error")
         again = await memory.maintain_corrections(namespace, now=day(len(texts)))

@@ -21,6 +21,8 @@ from kg.http import create_app
 from services.neo4j_local import LocalNeo4j
 from tests.http_client import running
 
+pytestmark = pytest.mark.neo4j  # a spare managed server; an app that opens the database
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -23,6 +23,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.neo4j  # the managed test server, running
 def test_running_server_reports_status() -> None:
     server = LocalNeo4j(load_settings().neo4j.local)
     status = server.status()
@@ -32,6 +33,7 @@ def test_running_server_reports_status() -> None:
     assert "server.default_listen_address=127.0.0.1" in (server.conf_dir / "neo4j.conf").read_text()
 
 
+@pytest.mark.neo4j  # a spare server
 def test_a_password_starting_with_a_dash_is_set_and_works(tmp_path: Path) -> None:
     import neo4j
 
@@ -46,6 +48,7 @@ def test_a_password_starting_with_a_dash_is_set_and_works(tmp_path: Path) -> Non
         server.stop(echo=lambda _: None)
 
 
+@pytest.mark.neo4j  # the managed test server holds the port
 def test_taken_port_is_a_clear_error(tmp_path: Path) -> None:
     taken = load_settings().neo4j.local.bolt_port  # the running test server holds it
     with pytest.raises(LocalServerError, match=f"port {taken} .* already taken"):
@@ -59,6 +62,7 @@ def test_missing_java_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
         local(tmp_path, bolt_port=free_port(), http_port=free_port()).start(echo=lambda _: None)
 
 
+@pytest.mark.neo4j  # a spare server that crashes while starting
 def test_crash_during_start_shows_the_log_tail(tmp_path: Path) -> None:
     server = local(tmp_path, bolt_port=free_port(), http_port=free_port(), page_cache="9999999g", auth=False)
     with pytest.raises(LocalServerError) as info:

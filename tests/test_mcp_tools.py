@@ -13,15 +13,14 @@ from mcp import Client
 from kg import AsyncMemory
 from kg.mcp import LocalScope, build_server
 from tests.test_erase import data, stdio_params
+from tests.cypher_state import cypher_value
 
 BAD_NAMESPACES = ("", "a b", "..", "x" * 5000)
 T0 = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)
 
 
 async def nodes_in(memory: AsyncMemory, namespaces: tuple[str, ...]) -> int:
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (n) WHERE n.namespace IN $ns RETURN count(n) AS n", ns=list(namespaces))
-    return records[0]["n"]
+    return await cypher_value(memory, "MATCH (n) WHERE n.namespace IN $ns RETURN count(n) AS n", ns=list(namespaces))
 
 
 def error_text(result: Any) -> str:

@@ -12,6 +12,7 @@ from ingest.extraction.extractor import Usage
 from ingest.extraction.models import ChunkInput, ExtractionResult
 
 from kg import AsyncMemory
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
 TURNS = ["I work for Acme and I work with Tom.", "I live in Lisbon. I love jazz.",
@@ -51,11 +52,10 @@ async def index(memory: AsyncMemory, namespace: str, session_id: str, extractor:
 
 
 async def shape(memory: AsyncMemory, namespace: str) -> list[Any]:
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (n) WHERE n.namespace = $ns OPTIONAL MATCH (n)-[r]->() "
-        "RETURN labels(n)[0] AS label, count(DISTINCT n) AS nodes, count(r) AS rels ORDER BY label", ns=namespace,
-        database_=memory.store.database)
-    return [r.values() for r in records]
+    rows = await cypher_rows(memory, "MATCH (n) WHERE n.namespace = $ns OPTIONAL MATCH (n)-[r]->() "
+                                     "RETURN labels(n)[0] AS label, count(DISTINCT n) AS nodes, count(r) AS rels "
+                                     "ORDER BY label", ns=namespace)
+    return [list(r.values()) for r in rows]
 
 
 async def test_reindex_with_a_new_prompt_version_withdraws_what_it_no_longer_finds(
@@ -81,12 +81,11 @@ async def test_reindex_with_a_new_prompt_version_withdraws_what_it_no_longer_fin
     assert [r.object for r in then] == ["Globex"]
     assert {f.object_value for f in await memory.facts(ns, "Maya", known_at=believed_v1)} == {"Lisbon", "jazz", "tea"}
 
-    records, _, _ = await memory.store.driver.execute_query(
+    withdrawals = await cypher_rows(
+        memory,
         "MATCH (w) WHERE (w:FactEvent OR w:RelationEvent) AND w.namespace = $ns AND w.withdraws IS NOT NULL "
         "MATCH (old {id: w.withdraws}) RETURN coalesce(w.object_value, w.object_key) AS what, w.reason AS reason, "
-        "w.prompt_version AS by, old.prompt_version AS was, w.session_id AS session ORDER BY what", ns=ns,
-        database_=memory.store.database)
-    withdrawals = [r.data() for r in records]
+        "w.prompt_version AS by, old.prompt_version AS was, w.session_id AS session ORDER BY what", ns=ns)
     assert [(w["what"], w["by"], w["was"], w["session"]) for w in withdrawals] == [
         ("globex", "v2", "v1", "s1"), ("jazz", "v2", "v1", "s1")]
     assert all("offline:scripted:v2" in w["reason"] and "v1" in w["reason"] for w in withdrawals)

@@ -11,6 +11,7 @@ from mcp import Client
 from kg import AsyncMemory
 from kg.mcp import LocalScope, build_server
 from tests.http_client import api  # noqa: F401 - fixture
+from tests.cypher_state import cypher_rows
 
 UTC = timezone.utc
 T = datetime(2024, 1, 1, tzinfo=UTC)
@@ -26,11 +27,9 @@ async def targets(memory: AsyncMemory, ns: str, subject: str, type_: str, at: da
 
 
 async def edges(memory: AsyncMemory, ns: str) -> list[dict[str, Any]]:
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (a:Entity {namespace: $ns})-[r:RELATES_TO]->(b:Entity) RETURN a.key AS a, r.relation AS t, "
-        "b.key AS b, r.valid_from AS vf, r.valid_to AS vt, r.expired_at AS x ORDER BY a, t, vf", ns=ns,
-        database_=memory.store.database)
-    return [r.data() for r in records]
+    return await cypher_rows(
+        memory, "MATCH (a:Entity {namespace: $ns})-[r:RELATES_TO]->(b:Entity) RETURN a.key AS a, r.relation AS t, "
+        "b.key AS b, r.valid_from AS vf, r.valid_to AS vt, r.expired_at AS x ORDER BY a, t, vf", ns=ns)
 
 
 async def test_one_to_one_supersedes_only_the_subjects_own_edge(memory: AsyncMemory, namespace: str) -> None:

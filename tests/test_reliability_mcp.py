@@ -13,6 +13,7 @@ from mcp import Client
 
 from kg import AsyncMemory
 from kg.mcp import LocalScope, build_server
+from tests.cypher_state import cypher_rows, cypher_value
 
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -23,9 +24,10 @@ def message(i: int, **extra: Any) -> dict[str, Any]:
 
 
 async def stored(memory: AsyncMemory, namespace: str) -> list[tuple[str, str]]:
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (t:Turn {namespace: $ns}) RETURN t.text AS text, t.session_id AS session ORDER BY t.ts", ns=namespace)
-    return [(r["text"], r["session"]) for r in records]
+    rows = await cypher_rows(
+        memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.text AS text, t.session_id AS session ORDER BY t.ts",
+        ns=namespace)
+    return [(r["text"], r["session"]) for r in rows]
 
 
 async def add(client: Client, namespace: str, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -87,6 +89,4 @@ async def test_overlong_fact_fields_are_refused_naming_the_field(memory: AsyncMe
     async with Client(build_server(LocalScope(opened=memory))) as client:
         result = await client.call_tool("remember", arguments)
     assert result.is_error and field in str(result.content)
-    records, _, _ = await memory.store.driver.execute_query("MATCH (f:Fact {namespace: $ns}) RETURN count(f) AS n",
-                                                            ns=namespace)
-    assert records[0]["n"] == 0
+    assert await cypher_value(memory, "MATCH (f:Fact {namespace: $ns}) RETURN count(f) AS n", ns=namespace) == 0

@@ -7,6 +7,7 @@ import pytest
 import cypher
 from kg import AsyncMemory
 from services.store import EmbedderMismatch
+from tests.cypher_state import cypher_value
 
 
 async def test_constraints_and_indexes_exist(memory: AsyncMemory) -> None:
@@ -17,9 +18,9 @@ async def test_constraints_and_indexes_exist(memory: AsyncMemory) -> None:
     assert by_name["turn_key_text"]["properties"] == ["key_text", "namespace"]
     assert by_name["turn_namespace_ts"]["properties"] == ["namespace", "ts"]
     assert {"session_key", "turn_id"} <= set(by_name)  # uniqueness constraints are backed by indexes
-    options = await memory.store.driver.execute_query(
-        "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'turn_embedding' RETURN options")
-    assert options.records[0]["options"]["indexConfig"]["vector.dimensions"] == memory.embedder.dim
+    options = await cypher_value(memory, "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'turn_embedding' "
+                                         "RETURN options")
+    assert options["indexConfig"]["vector.dimensions"] == memory.embedder.dim
 
 
 async def test_migrations_are_recorded_and_idempotent(memory: AsyncMemory) -> None:

@@ -10,7 +10,11 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from kg import AsyncMemory, Memory
+
+pytestmark = pytest.mark.neo4j  # the sync facade and the CLI open the database themselves
 
 
 def test_sync_memory_mirrors_async_api() -> None:

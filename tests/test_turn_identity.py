@@ -13,6 +13,7 @@ import httpx
 from kg import AsyncMemory
 from services.models import Message
 from tests.http_client import api  # noqa: F401 - fixture
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -27,9 +28,9 @@ def wire(m: Message) -> dict[str, Any]:
 
 
 async def stored(memory: AsyncMemory, namespace: str) -> list[dict[str, Any]]:
-    records, _, _ = await memory.store.driver.execute_query(
-        "MATCH (t:Turn {namespace: $ns}) RETURN t.text AS text, t.session_id AS session ORDER BY t.ts", ns=namespace)
-    return [r.data() for r in records]
+    return await cypher_rows(
+        memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.text AS text, t.session_id AS session ORDER BY t.ts",
+        ns=namespace)
 
 
 async def test_overlapping_later_batch_of_earlier_messages_adds_no_duplicates(memory: AsyncMemory,
@@ -69,7 +70,6 @@ async def test_concurrent_writers_store_each_message_once(memory: AsyncMemory, a
     assert texts == [m.text for m in messages]
 
 
-
 def three_conversations(namespace: str) -> list[Message]:
     """Three gapless conversations, hours apart (the gap is 30 minutes by default)."""
     return [Message(namespace=namespace, role="user", speaker="Ana", text=f"talk {c} line {i}",
@@ -77,12 +77,13 @@ def three_conversations(namespace: str) -> list[Message]:
 
 
 async def layout(memory: AsyncMemory, namespace: str) -> list[tuple[str, str, int]]:
-    records, _, _ = await memory.store.driver.execute_query(
+    rows = await cypher_rows(
+        memory,
         "MATCH (s:Session {namespace: $ns})-[:HAS_TURN]->(t:Turn) "
         "OPTIONAL MATCH (p:Turn)-[:NEXT]->(t) "
         "RETURN t.text AS text, s.id AS session, t.idx AS idx, p.text AS previous, s.message_count AS count "
         "ORDER BY t.ts", ns=namespace)
-    return [(r["text"], r["session"], r["idx"], r["previous"], r["count"]) for r in records]
+    return [(r["text"], r["session"], r["idx"], r["previous"], r["count"]) for r in rows]
 
 
 async def test_sessions_do_not_depend_on_arrival_order(memory: AsyncMemory, namespace: str) -> None:
@@ -121,11 +122,12 @@ async def test_turns_stored_under_the_old_id_rule_are_not_stored_again(memory: A
     databases keep those ids, and a re-sent message is found by its content."""
     messages = conversation(namespace, 4)
     await memory.ingest(messages)
-    await memory.store.driver.execute_query(  # what an older release stored: another id
-        "MATCH (t:Turn {namespace: $ns}) SET t.id = 'old-' + t.id", ns=namespace)
+    await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) SET t.id = 'old-' + t.id",  # an older release's ids
+                      ns=namespace)
     report = await memory.ingest(messages)
     assert (report.written, report.existing) == (0, 4)
-    records, _, _ = await memory.store.driver.execute_query(
+    [row] = await cypher_rows(
+        memory,
         "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n, sum(CASE WHEN t.id STARTS WITH 'old-' THEN 1 ELSE 0 END) AS old",
         ns=namespace)
-    assert (records[0]["n"], records[0]["old"]) == (4, 4)
+    assert (row["n"], row["old"]) == (4, 4)

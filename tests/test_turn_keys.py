@@ -20,6 +20,7 @@ from ingest.turn_keys import turn_key
 from kg import AsyncMemory, load_settings
 from services.models import ATTACHMENTS_MAX, Attachment, Message
 from tests.http_client import api  # noqa: F401 - fixture
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc)
 TRAM = {"kind": "image", "caption": "a photo of a yellow tram on a steep street", "url": "https://example.org/t.jpg"}
@@ -96,9 +97,8 @@ async def test_attachments_round_trip_and_keys_find_speaker_and_caption(memory: 
     stored = await memory.turns(namespace, "chat")
     assert [t.attachments for t in stored] == [[], [], [Attachment(**TRAM)]]
     assert stored[2].id == photo_id and stored[2].text == "Look what I saw this morning!"  # the text as sent
-    rows = await memory.store.driver.execute_query(
-        "MATCH (t:Turn {id: $id}) RETURN t.text AS text, t.key_text AS key, t.attachment_urls AS urls", id=photo_id)
-    node = rows.records[0]
+    [node] = await cypher_rows(memory, "MATCH (t:Turn {id: $id}) RETURN t.text AS text, t.key_text AS key, "
+                                       "t.attachment_urls AS urls", id=photo_id)
     assert node["key"] == "Ines: Look what I saw this morning! [image: a photo of a yellow tram on a steep street]"
     assert node["urls"] == [TRAM["url"]]
 
@@ -153,9 +153,8 @@ async def test_reembed_gives_old_turns_their_keys(memory: AsyncMemory, namespace
     old = [("Zanele", "I finally finished the pottery course."), ("Tomasz", "Great, the weekend was quiet for me.")]
     for i, (speaker, text) in enumerate(old):
         [vector] = memory.embedder.embed([text])
-        await memory.store.driver.execute_query(OLD_TURN, namespace=namespace, id=f"t-old-{namespace}-{i}", idx=i,
-                                                speaker=speaker, text=text, ts=T0 + timedelta(seconds=30 * i),
-                                                model=memory.embedder.name, vector=vector)
+        await cypher_rows(memory, OLD_TURN, namespace=namespace, id=f"t-old-{namespace}-{i}", idx=i, speaker=speaker,
+                          text=text, ts=T0 + timedelta(seconds=30 * i), model=memory.embedder.name, vector=vector)
     assert await memory.retrieve(namespace, "Zanele", k=1, recipe="bm25") == []
 
     seen: list[tuple[int, int]] = []
@@ -167,23 +166,23 @@ async def test_reembed_gives_old_turns_their_keys(memory: AsyncMemory, namespace
             for speaker, _ in old:
                 hits = await fresh.retrieve(namespace, speaker, k=1, recipe=recipe)
                 assert hits[0].turn.speaker == speaker, (recipe, speaker, hits)
-    rows = await memory.store.driver.execute_query(
-        "MATCH (t:Turn {namespace: $namespace}) RETURN t.key_text AS key ORDER BY t.idx", namespace=namespace)
-    assert [r["key"] for r in rows.records] == [f"{s}: {t}" for s, t in old]
+    rows = await cypher_rows(memory, "MATCH (t:Turn {namespace: $namespace}) RETURN t.key_text AS key ORDER BY t.idx",
+                             namespace=namespace)
+    assert [r["key"] for r in rows] == [f"{s}: {t}" for s, t in old]
 
 
 async def test_migration_backfills_the_same_key_as_ingest(memory: AsyncMemory, namespace: str) -> None:
     """Migration 0009 computes old turns' keys in Cypher; they must equal `turn_key`'s."""
     old = [("Zanele", "I finally finished the pottery course."), (None, "No speaker here."), ("  ", "Blank.")]
     for i, (speaker, text) in enumerate(old):
-        await memory.store.driver.execute_query(OLD_TURN, namespace=namespace, id=f"t-old-{namespace}-{i}", idx=i,
-                                                speaker=speaker, text=text, ts=T0 + timedelta(seconds=30 * i),
-                                                model=memory.embedder.name, vector=[0.1] * memory.embedder.dim)
+        await cypher_rows(memory, OLD_TURN, namespace=namespace, id=f"t-old-{namespace}-{i}", idx=i, speaker=speaker,
+                          text=text, ts=T0 + timedelta(seconds=30 * i), model=memory.embedder.name,
+                          vector=[0.1] * memory.embedder.dim)
     [backfill] = [s for s in cypher.statements("migrations/0012_turn_key_text") if "key_text IS NULL" in s]
-    async with memory.store.driver.session(database=memory.store.database) as session:
-        await (await session.run(backfill)).consume()
-    rows = await memory.store.driver.execute_query(
-        "MATCH (t:Turn {namespace: $namespace}) RETURN t.key_text AS key ORDER BY t.idx", namespace=namespace)
-    assert [r["key"] for r in rows.records] == [turn_key(s, t) for s, t in old]
+    async with memory.store.driver.session(database=memory.store.database) as session:  # CALL {...} IN TRANSACTIONS
+        await (await session.run(backfill)).consume()  # runs only in an auto-commit transaction
+    rows = await cypher_rows(memory, "MATCH (t:Turn {namespace: $namespace}) RETURN t.key_text AS key ORDER BY t.idx",
+                             namespace=namespace)
+    assert [r["key"] for r in rows] == [turn_key(s, t) for s, t in old]
     hits = await memory.retrieve(namespace, "Zanele", k=1, recipe="bm25")
     assert hits[0].turn.speaker == "Zanele"

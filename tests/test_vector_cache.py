@@ -10,6 +10,7 @@ import pytest
 from kg import AsyncMemory
 from queries.recipes import FLAT, Recipe
 from queries.retrieve import Retriever
+from tests.cypher_state import cypher_rows
 
 START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
 LINES = [
@@ -75,12 +76,12 @@ async def test_new_turns_context_keys_and_deletes_show_at_once(memory: AsyncMemo
     [hit] = await memory.retrieve(namespace, "quantum entanglement experiment", k=1, recipe="flat")
     assert hit.turn == new and hit.turn.ts.microsecond == 123456  # hydrated exactly, to the microsecond
 
-    rows, _, _ = await memory.store.driver.execute_query(
-        "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.vectors_rev AS rev ORDER BY id", ns=namespace)
+    rows = await cypher_rows(memory, "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.vectors_rev AS rev "
+                                     "ORDER BY id", ns=namespace)
     revs = {r["id"]: r["rev"] for r in rows}
     await memory.summarize_due(namespace, now=START + timedelta(days=30))  # context keys bump every session
-    rows, _, _ = await memory.store.driver.execute_query(
-        "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.vectors_rev AS rev ORDER BY id", ns=namespace)
+    rows = await cypher_rows(memory, "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.vectors_rev AS rev "
+                                     "ORDER BY id", ns=namespace)
     assert all(r["rev"] > revs[r["id"]] for r in rows)
     fresh = (await retriever.search(namespace, "quantum entanglement", 7, CONTEXT)).candidates
     assert _order(fresh) == _order((await _retriever(memory, 0).search(namespace, "quantum entanglement", 7,
