@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 KG     := $(VENV)/bin/kg
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-pure install neo4j stop bench-ingest clean
+.PHONY: demo test test-pure typecheck install neo4j stop bench-ingest clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
@@ -29,6 +29,9 @@ test: neo4j
 
 test-pure: $(STAMP)  # the tests that need no database (docs/architecture.md); no server is started
 	$(PY) -m pytest -m "not neo4j"
+
+typecheck: $(STAMP)
+	$(PY) -m mypy
 
 stop:
 	$(KG) neo4j stop

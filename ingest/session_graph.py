@@ -30,7 +30,8 @@ from ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResul
 from ingest.facts import FactWriter
 from ingest.reconcile import Asserted, event_ids, reason, stale
 from ingest.relationships import RelationshipWriter
-from services.facts_models import entity_id, entity_key
+from services.facts_models import RememberResult, entity_id, entity_key
+from services.relationship_models import RelateResult
 from services.store import Store, Tx
 from services.values import native
 
@@ -100,7 +101,8 @@ class SessionGraphWriter:
     ) -> Written:
         done = Written()
         stamp = provenance.stamp()
-        [session] = await tx.run("queries/session_index_lock", namespace=namespace, session_id=session_id) or [None]
+        rows = await tx.run("queries/session_index_lock", namespace=namespace, session_id=session_id)
+        session = rows[0] if rows else None
         if session is None:
             raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
         known = {(k["surface_key"], k["type"]): k["id"] for k in session["known"]}
@@ -138,7 +140,7 @@ class SessionGraphWriter:
             done.withdrawn = await self._withdraw(tx, namespace, session_id, stale(prior, statements.values()),
                                                   provenance)
         for c in result.corrections:
-            seen = max((turns[t].ts for t in c.evidence_turn_ids if t in turns and turns[t].ts), default=None)
+            seen = max((ts for t in c.evidence_turn_ids if t in turns and (ts := turns[t].ts)), default=None)
             added = await self.corrections.add(
                 namespace, session_id, c.rule_text, c.original_behavior, c.corrected_behavior, c.correction_type,
                 seen_at=seen, evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns], tx=tx,
@@ -164,7 +166,7 @@ class SessionGraphWriter:
             statement = statements[("fact", *fact_key(f))]
             subject, obj = names.get(normalize(f.subject)), names.get(normalize(f.object))
             evidence = [t for t in f.evidence_turn_ids if t in turns]
-            valid_from = f.valid_from or min((turns[t].ts for t in evidence if turns[t].ts), default=None)
+            valid_from = f.valid_from or min((ts for t in evidence if (ts := turns[t].ts)), default=None)
             written = await self.facts.remember(
                 namespace, subject["key"] if subject else f.subject, f.predicate, f.object,
                 valid_from=valid_from, source=f.source, op="retract" if f.retracts else "assert",
@@ -187,7 +189,7 @@ class SessionGraphWriter:
             evidence = [t for t in r.evidence_turn_ids if t in turns]
             written = await self.relationships.relate(
                 namespace, ends[0], r.relation, ends[1],
-                valid_from=min((turns[t].ts for t in evidence if turns[t].ts), default=provenance.extracted_at),
+                valid_from=min((ts for t in evidence if (ts := turns[t].ts)), default=provenance.extracted_at),
                 op="retract" if r.retracts else "assert", evidence_turn_ids=evidence, session_id=session_id,
                 extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
                 tx=tx, event_id=ids[statement], statement=statement)
@@ -204,6 +206,7 @@ class SessionGraphWriter:
                 valid_from=native(e["valid_from"]), op="retract", session_id=session_id, tx=tx,
                 extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
                 withdraws=e["id"], event_id="wdr_" + _digest(e["id"]), reason=reason(provenance.version, e))
+            written: RememberResult | RelateResult
             if item.kind == "fact":
                 written = await self.facts.remember(namespace, e["subject_key"], e["predicate"], e["object_value"],
                                                     source=e.get("source") or "stated", **common)

@@ -30,10 +30,11 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Literal
 
+from services.facts_models import Decision
+
 Cardinality = Literal["one", "many"]
 Op = Literal["assert", "retract"]
 Source = Literal["stated", "observed", "inferred", "system"]
-Decision = Literal["added", "reinforced", "superseded", "retracted", "noop"]
 
 FUNCTIONAL_PREDICATES: frozenset[str] = frozenset({
     "lives_in", "email", "works_at", "job_title", "favorite_color", "diet",
@@ -212,7 +213,8 @@ def timeline(events: Iterable[FactEvent], cardinality: Cardinality) -> tuple[lis
     events = list(events)
     known = {e.id for e in events}
     withdrawn = {e.withdraws for e in events if e.withdraws}
-    withdrawals = {e.id: ("retracted" if e.withdraws in known else "noop") for e in events if e.withdraws}
+    withdrawals: dict[str, Decision] = {e.id: ("retracted" if e.withdraws in known else "noop")
+                                        for e in events if e.withdraws}
     events = [e for e in events if not e.withdraws and e.id not in withdrawn]
     if cardinality == "one":
         spans, effects = _replay_slot(events)

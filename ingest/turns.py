@@ -216,7 +216,9 @@ class TurnWriter:
                      for r in await tx.run("queries/sessions_lock", sessions=_spans(todo))} if todo else {}
             still_new = written_meanwhile | {
                 r["id"] for r in await tx.run("queries/turns_existing", ids=[p.id for p in todo])}
-            rows, tails, reorder = [], {}, set()
+            rows: list[dict[str, Any]] = []
+            tails: dict[tuple[str, str], tuple[int, str]] = {}
+            reorder: set[tuple[str, str]] = set()
             for p in sorted(new, key=lambda p: (p.message.namespace, p.session_id, p.message.ts)):
                 if p.id in still_new:  # written by a concurrent writer since we looked
                     continue

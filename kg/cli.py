@@ -97,7 +97,7 @@ def neo4j_status() -> None:
     """Is the local server installed and running, and where are its logs."""
     st = _local().status()
     console.print(f"Neo4j {st.version}: {'installed' if st.installed else 'not installed'}, "
-                  f"{'running (pid %d)' % st.pid if st.running else 'not running'}")
+                  f"{f'running (pid {st.pid})' if st.running else 'not running'}")
     console.print(f"bolt {st.bolt_uri}  browser {st.browser_url}\nhome {st.home}\nlog  {st.log_file}")
     if not st.running:
         raise typer.Exit(1)
@@ -253,7 +253,7 @@ def facts(
             table.add_row(escape(f.predicate), escape(f.object_value), f"{f.valid_from:%Y-%m-%d %H:%M}",
                           f"{f.valid_to:%Y-%m-%d %H:%M}" if f.valid_to else "", f"{f.recorded_at:%Y-%m-%d %H:%M}",
                           f.source, f.status, f"{f.confidence:.2f}",
-                          escape(values.get(f.superseded_by, f.superseded_by or "")))
+                          escape(values.get(f.superseded_by, f.superseded_by) if f.superseded_by else ""))
         console.print(table)
 
     run(go())

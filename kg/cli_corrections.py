@@ -47,7 +47,7 @@ def corrections(
 
     async def go() -> list[Any]:
         async with AsyncMemory() as memory:
-            return await memory.corrections(namespace, status, include_invalidated)  # type: ignore[arg-type]
+            return await memory.corrections(namespace, status, include_invalidated)
 
     table = Table("id", "status", "sessions", "weight", "last seen", "rule", "invalidated")
     for c in run(go()):

@@ -124,7 +124,8 @@ class AsyncClient:
                      on_batch: Callable[[IngestReport], None] | None = None) -> IngestReport:
         """Sent in requests of up to 500 messages of one namespace. `sessions` counts distinct session
         ids (messages without one: the sessions each request reported)."""
-        total, batch, named, unnamed = IngestReport(), [], set(), 0
+        total, named, unnamed = IngestReport(), set[tuple[str, str]](), 0
+        batch: list[Message] = []
         pending = list(messages) + [None]
         for message in pending:
             if batch and (message is None or len(batch) == BATCH or message.namespace != batch[0].namespace):

@@ -52,9 +52,9 @@ def _comments() -> dict[tuple[str, str], str]:
                 continue
             for item in node.body:
                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-                    text = lines[item.end_lineno - 1]
+                    text = lines[(item.end_lineno or item.lineno) - 1]
                     comment = text.split("  # ", 1)[1].strip() if "  # " in text else ""
-                    above, block = item.lineno - 2, []
+                    above, block = item.lineno - 2, list[str]()
                     while above >= 0 and lines[above].strip().startswith("#"):
                         block.insert(0, lines[above].strip().lstrip("# "))
                         above -= 1

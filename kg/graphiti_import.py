@@ -159,10 +159,10 @@ async def _import_episodes(memory: AsyncMemory, episodes: list[EpisodicNode], na
     """Writes the turns; returns episode uuid -> its turn ids (the evidence of the facts)."""
     messages: list[Message] = []
     for episode in sorted(episodes, key=lambda e: (e.valid_at, e.created_at, e.uuid)):
-        turns = episode_messages(episode, namespace)
-        if not turns:
+        said = episode_messages(episode, namespace)
+        if not said:
             report.skipped.append(f"episode {episode.uuid}: empty content")
-        messages.extend(turns)
+        messages.extend(said)
     report.episodes = len(episodes)
     ingested = await memory.ingest(messages)
     report.turns_written, report.turns_existing = ingested.written, ingested.existing
@@ -220,7 +220,7 @@ async def _import_edges(memory: AsyncMemory, edges: list[EntityEdge], entities: 
             continue  # imported before
         valid_from = edge.valid_at or edge.reference_time or edge.created_at
         if retract:  # invalid_at: the end in valid time; expired alone: given up when graphiti expired it
-            valid_from = edge.invalid_at or edge.expired_at
+            valid_from = edge.invalid_at or edge.expired_at or valid_from
         turn_ids = [t for episode in edge.episodes for t in evidence.get(episode, [])]
         try:
             await memory.remember(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from services.extras import require
 
@@ -83,7 +83,7 @@ class BodyTooLarge(StarletteHTTPException):
     """Raised while a body streams in; an HTTPException so FastAPI's body reader passes it on."""
 
     def __init__(self, max_bytes: int) -> None:
-        super().__init__(413, [_too_large(max_bytes)])
+        super().__init__(413, [_too_large(max_bytes)])  # type: ignore[arg-type]  # a list: the handler below reads it
 
 
 def _too_large(max_bytes: int) -> dict[str, str]:
@@ -152,7 +152,7 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        detail = exc.detail if isinstance(exc.detail, list) else []
+        detail: list[dict[str, Any]] = exc.detail if isinstance(exc.detail, list) else []
         message = exc.detail if isinstance(exc.detail, str) else (detail[0]["message"] if detail else "error")
         code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
                 413: "body_too_large", 422: "invalid_request", 501: "not_implemented"}.get(exc.status_code, "error")

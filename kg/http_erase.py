@@ -3,6 +3,8 @@ the content-free `Erasure` record it left (see docs/forgetting.md); 404 when the
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import HTTPException, Request
 
 from kg.access import key_digest
@@ -10,7 +12,7 @@ from kg.http_common import Existing, Mem, api_key, scoped
 from kg.memory_erase import LOCAL
 from services.models import Erasure
 
-RESPONSES = {404: {"description": "The namespace holds nothing, or no such session or subject."}}
+RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "The namespace holds nothing, or no such session or subject."}}
 
 
 def erased_by(request: Request) -> str:

@@ -19,7 +19,7 @@ import asyncio
 import hashlib
 import json
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, cast
 
 from services.extras import require
 from services.values import native
@@ -46,8 +46,8 @@ class KgStore(BaseStore):
     supports_ttl = False
 
     def __init__(self, memory: Memory | AsyncMemory, namespace: str, fields: Sequence[str] = ("$",)) -> None:
-        self._sync = memory if hasattr(memory, "_run") else None
-        self.memory: AsyncMemory = memory._async if self._sync is not None else memory  # type: ignore[union-attr]
+        self._sync = cast("Memory", memory) if hasattr(memory, "_run") else None
+        self.memory: AsyncMemory = self._sync._async if self._sync is not None else cast("AsyncMemory", memory)
         self.namespace = namespace
         self.fields = list(fields)
 
@@ -71,7 +71,8 @@ class KgStore(BaseStore):
             if isinstance(op, GetOp):
                 results.append(await self._get(op))
             elif isinstance(op, PutOp):
-                results.append(await self._put(op))
+                await self._put(op)
+                results.append(None)
             elif isinstance(op, SearchOp):
                 results.append(await self._search(op))
             elif isinstance(op, ListNamespacesOp):
@@ -101,7 +102,7 @@ class KgStore(BaseStore):
                                       now=datetime.now(timezone.utc))
         return None
 
-    def _text(self, value: dict[str, Any], index: Any) -> str | None:
+    def _text(self, value: Mapping[str, Any], index: Any) -> str | None:
         if index is False:
             return None
         fields = self.fields if index is None else list(index)

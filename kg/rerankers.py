@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from services.config import Settings
+from pydantic import SecretStr
+
+from services.config import LLMService, Settings
 from queries.rerank import RERANK, LLMReranker, Reranker, local_reranker
 
 log = logging.getLogger(__name__)
@@ -38,7 +40,8 @@ def _llm_reranker(settings: Settings) -> Reranker | None:
             log.warning("memory.retrieval.rerank.llm_service = %r is not in [llm.services]: no rerank",
                         rerank.llm_service)
             return None
-        found = rerank.llm_service, settings.llm.services[rerank.llm_service], None
+        found: tuple[str, LLMService, SecretStr | None] | None = (
+            rerank.llm_service, settings.llm.services[rerank.llm_service], None)
     else:
         found = service_for(settings)
     if found is None:

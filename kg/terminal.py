@@ -26,9 +26,10 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 def run(coro: Coroutine[Any, Any, T], *also: type[Exception]) -> T:
     """Run a command's coroutine; a database, server or embedder problem (or one of `also`, the
     command's own user errors) exits 2 with its message."""
+    expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)
     try:
         return asyncio.run(coro)
-    except (LocalServerError, StoreError, EmbeddingError, *also) as exc:
+    except expected as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
 

@@ -15,7 +15,7 @@ import os
 import socket
 import time
 import uuid
-from typing import Literal, Mapping
+from typing import Any, Literal, Mapping
 
 from kg.engine import Engine
 from kg.job_kinds import KINDS, JobKind
@@ -69,7 +69,7 @@ class Worker:
         log.info("job %s (%s %s/%s) attempt %d on %s", job.id, job.kind, job.namespace, job.target, job.attempts,
                  self.name)
         with metering() as meter:  # every LLM call the handler makes, whatever it is for
-            handler = asyncio.create_task(self.kinds[job.kind].handler(self.memory, run))
+            handler: asyncio.Task[dict[str, Any]] = asyncio.ensure_future(self.kinds[job.kind].handler(self.memory, run))
         lost = asyncio.Event()
         beat = asyncio.create_task(self._heartbeat(run, handler, lost))
         try:

@@ -88,8 +88,11 @@ async def recall(
     async def nothing() -> list[MemoryHit]:
         return []
 
+    async def no_turns() -> list[RankedTurn]:
+        return []
+
     turns, summaries, facts = await asyncio.gather(
-        ranked_turns(retriever.store, found, recipe) if "turn" in kinds else nothing(),
+        ranked_turns(retriever.store, found, recipe) if "turn" in kinds else no_turns(),
         _summaries(retriever, weights, namespace, found, shown, early[0] if early else None)
         if "summary" in kinds else nothing(),
         _facts(retriever, confidence, weights, namespace, query, found, [t for t, _ in found.turns], at)

@@ -23,20 +23,22 @@ from services.extras import require
 log = logging.getLogger(__name__)
 
 
-class Embedder(Protocol):
-    name: str  # recorded on every vector, e.g. "local/all-MiniLM-L6-v2"
-    dim: int
-
+class TextEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors, one per text, in order."""
         ...
+
+
+class Embedder(TextEmbedder, Protocol):
+    name: str  # recorded on every vector, e.g. "local/all-MiniLM-L6-v2"
+    dim: int
 
 
 class EmbeddingError(RuntimeError):
     pass
 
 
-async def embed_async(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+async def embed_async(embedder: TextEmbedder, texts: Sequence[str]) -> list[list[float]]:
     """`embedder.embed(texts)` without blocking the event loop. The local model runs on its own two
     threads (batches, queries), awaited directly: through `asyncio.to_thread`, ingest batches
     waiting for the model held every thread of the loop's shared pool (min(32, cores + 4)), and a
@@ -224,7 +226,7 @@ class VoyageEmbedder:
         for start in range(0, len(texts), self._batch):
             batch = list(texts[start : start + self._batch])
             result = self._client.embed(batch, model=self._model, input_type="document")
-            out.extend(result.embeddings)
+            out.extend([float(x) for x in v] for v in result.embeddings)
         return out
 
 

@@ -25,7 +25,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 import instructor
@@ -136,7 +136,8 @@ class LLMTransport:
         for attempt in range(1, attempts + 1):
             try:
                 answer = await self.client.create(
-                    response_model=response_model, messages=messages() if callable(messages) else list(messages),
+                    response_model=response_model,
+                    messages=cast(Any, messages() if callable(messages) else list(messages)),  # role/content dicts
                     max_retries=s.max_retries, context=context, strict=False, hooks=attempt_hooks.hooks, **options)
                 return answer, attempt_hooks.calls
             except Exception as exc:  # noqa: BLE001 - every failure is classified below
@@ -202,8 +203,8 @@ class LLMTransport:
 
 
 def _error_message(exc: anthropic.APIStatusError | openai.APIStatusError) -> str:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
+    error: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else body
     kind, message = error.get("type"), error.get("message")
     if message:
         return f"{kind}: {message}" if kind else str(message)
@@ -224,9 +225,10 @@ def _retry_after(headers: Any) -> float | None:
 def _first_error(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
         errors = exc.errors(include_url=False, include_input=False)
-        first = errors[0] if errors else {}
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        return f"{exc.error_count()} error(s), first at {where or 'root'}: {first.get('msg', '')}"
+        if not errors:
+            return f"{exc.error_count()} error(s)"
+        where = ".".join(str(p) for p in errors[0]["loc"])
+        return f"{exc.error_count()} error(s), first at {where or 'root'}: {errors[0]['msg']}"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

@@ -25,7 +25,7 @@ def valid_namespace(namespace: object) -> bool:
 
 def check_namespace(namespace: object, field: str = "namespace") -> str:
     """The one namespace rule of every door (Python, HTTP, MCP, CLI); ValueError naming the field and why."""
-    if not valid_namespace(namespace):
+    if not isinstance(namespace, str) or not valid_namespace(namespace):
         shown = repr(namespace) if not isinstance(namespace, str) or len(namespace) <= 60 else \
             f"{namespace[:40]!r}... ({len(namespace)} characters)"
         raise ValueError(f"{field}: {shown} is not a valid namespace: {NAMESPACE_RULE}")

@@ -59,7 +59,7 @@ async def maintain(store: Store, cfg: CorrectionSettings, namespace: str, now: d
 
 
 class _Job:
-    def __init__(self, rows: list[Mapping[str, Any]], cfg: CorrectionSettings, namespace: str, at: datetime) -> None:
+    def __init__(self, rows: Sequence[Mapping[str, Any]], cfg: CorrectionSettings, namespace: str, at: datetime) -> None:
         self.cfg, self.namespace, self.at = cfg, namespace, at
         self.rows = {r["correction"]["id"]: {**native_props(r["correction"]),
                                              "session_ids": set(r["session_ids"])} for r in rows}
@@ -74,7 +74,7 @@ class _Job:
         self.updates: list[dict[str, Any]] = []
 
     @classmethod
-    async def plan(cls, rows: list[Mapping[str, Any]], cfg: CorrectionSettings, namespace: str, at: datetime,
+    async def plan(cls, rows: Sequence[Mapping[str, Any]], cfg: CorrectionSettings, namespace: str, at: datetime,
                    labeler: ClusterLabeler | None) -> "_Job":
         job = cls(rows, cfg, namespace, at)
         members = [job._member(job.rows[i]) for i in job.order]

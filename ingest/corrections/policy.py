@@ -99,7 +99,8 @@ class CorrectionJudge(Protocol):
     the policy decide. If the neighbours changed before the write, the policy decides.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def judge(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Verdict | None: ...
 

@@ -283,7 +283,8 @@ class GraphResolver:
         names: list[dict[str, Any]], stamp: Mapping[str, Any],
     ) -> None:
         now = datetime.now(timezone.utc)
-        rows, claims = [], []
+        rows: list[dict[str, Any]] = []
+        claims: list[dict[str, Any]] = []
         for saved_id, entity in source.saved.items():
             new = final.get(saved_id)
             before = found.entities.get(saved_id) if new is None else None

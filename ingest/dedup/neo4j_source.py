@@ -255,7 +255,7 @@ async def _nearest(run: Run, namespace: str, profiles: Sequence[Profile], vector
             by_vector.setdefault((profiles[i].type, tuple(v)), []).append(i)
     if not by_vector:
         return
-    probes = [{"i": same[0], "type": t, "vector": list(v)} for (t, v), same in by_vector.items()]
+    probes: list[dict[str, Any]] = [{"i": same[0], "type": t, "vector": list(v)} for (t, v), same in by_vector.items()]
     k = settings.embedding.k
     counts = await run("queries/entity_names_count", namespace=namespace)
     sizes = {r["type"]: r["count"] for r in counts}

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 from ingest.dedup.candidates import CandidateSource
 from ingest.dedup.entity import absorb, new_entity
 from ingest.dedup.model import STAGE_RANK, Entity, MatchDecision, Mention, Resolution
 from ingest.dedup.profile import Profile, profile
 from services.dedup_settings import DedupSettings
+from services.embeddings import TextEmbedder
 from ingest.dedup.stages import compare
 
-
-class TextEmbedder(Protocol):
-    """What `services.embeddings.Embedder` offers: unit-length vectors, one per text."""
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
 # Stage 5: settles an ambiguous outcome. Gets the mention and the ambiguous candidates; returns

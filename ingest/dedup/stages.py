@@ -78,7 +78,7 @@ def person_decision(name: str, candidate_names: tuple[str, ...], settings: Dedup
     if settings.exact.enabled and any(o.text == mention.text for o in full):
         return MatchDecision("exact", 1.0, "same", "name key equal")
     if settings.alias.enabled and settings.alias.nicknames:
-        if any(o.last == mention.last and _nickname_compatible(o.first, mention.first) for o in full):
+        if any(o.last == mention.last and o.first is not None and _nickname_compatible(o.first, mention.first) for o in full):
             return MatchDecision("alias", ALIAS_SCORES["nickname"], "same", "nickname")
     if not full and settings.alias.enabled and settings.alias.initials and settings.alias.full_name_to_initial:
         if any(_initial_fits(o, mention) for o in others if o.is_initial):

@@ -64,7 +64,7 @@ def session_v1(chunk: ChunkInput) -> Messages:
     return [{"role": "system", "content": _SYSTEM_V1}, {"role": "user", "content": user}]
 
 
-SESSION = Prompt(SESSION_V1, session_v1, SessionAnswer, "session")  # type: ignore[arg-type]
+SESSION = Prompt(SESSION_V1, session_v1, SessionAnswer, "session")
 
 
 def answer_key(chunk: ChunkInput, model: str, prompt_version: str) -> str:

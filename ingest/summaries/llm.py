@@ -110,4 +110,4 @@ def summarizer_for(settings: Settings, embedder: Embedder, store: Store | None =
     if store is None:
         return live
     session = LLMExtractor(turns.backend, turns._service, transport=turns.transport)
-    return SessionCallSummarizer(settings, CachedExtractor(session, store), live)  # type: ignore[return-value]
+    return SessionCallSummarizer(settings, CachedExtractor(session, store), live)

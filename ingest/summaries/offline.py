@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 
 from ingest.extraction.models import ChunkInput, ChunkTurn
 from ingest.extraction.offline import extract_offline
@@ -44,7 +44,7 @@ _SPLIT = re.compile(r"[.,;:!?()\[\]\"“”…\n]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def keyphrases(texts: Sequence[str], n: int, exclude: set[str] = frozenset()) -> list[str]:
+def keyphrases(texts: Sequence[str], n: int, exclude: AbstractSet[str] = frozenset()) -> list[str]:
     """The `n` best RAKE phrases of `texts` (at most three words, names in `exclude` dropped)."""
     phrases: list[tuple[str, ...]] = []
     for text in texts:
