@@ -8,8 +8,8 @@ that already holds them is reused; `--fresh` refills it) and runs the jobs they 
 summaries) to the end, so the namespace is in steady state. Then starts `python -m kg.cli serve`
 on a free 127.0.0.1 port, its sweeps every `--sweep-every` seconds, and runs two phases of the
 same query traffic: idle, then while messages are ingested at `--ingest-rate` per second (with
-the jobs they make; each phase reports `jobs_done`). Arrivals follow a schedule (open loop): a request is sent
-at its time whether or not earlier ones answered; one that cannot start within 100 ms of its time
+the jobs they make; each phase reports `jobs_done`). Arrivals follow a schedule (open loop): a
+request is sent at its time whether or not earlier ones answered; one that cannot start within 100 ms of its time
 counts as late, and one beyond `--max-inflight` outstanding requests is dropped. The query mix is
 the default search (GET /search, no strategy), /recall, /search/sessions and /search/memories.
 Reports p50/p95/p99 per route and phase, errors, late/dropped counts, the server's peak RSS, and
@@ -283,7 +283,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "target": f"kg serve (HTTP, workers, scheduler) on {HOST}", "namespace": args.namespace,
         "prefill": filled, "qps": args.qps, "ingest_messages_per_s": args.ingest_rate, "batch": args.batch,
         "errors": idle["errors"] + loaded["errors"], "late": idle["late"] + loaded["late"],
-        "dropped": idle["dropped"] + loaded["dropped"], "server_peak_rss_mb": round(peak_rss / 2**20, 1),  # with the worker process,
+        "dropped": idle["dropped"] + loaded["dropped"], "server_peak_rss_mb": round(peak_rss / 2**20, 1),  # the server and its worker process
         "healthy_after": health == 200,
         "query_p95_ms": {"idle": idle["query_p95_ms"], "under_ingest": loaded["query_p95_ms"],
                          "ratio": round(ratio, 2) if ratio else None},

@@ -187,7 +187,7 @@ class TurnWriter:
                 log.warning("turn %s's key is %d characters; embedding its first %d (the text is stored whole)",
                             p.id, len(key), limit)
             texts.append(key[:limit])
-        vectors = await embed_async(self.embedder, texts) if texts else []
+        vectors = await embed_async(self.embedder, texts)
         for p, vector in zip(todo, vectors):
             p.embedding = vector
         return existing, truncated

@@ -3,8 +3,9 @@
 The scheduler (APScheduler, `[schedules]`) only runs sweeps, which enqueue jobs; the workers
 (`[jobs] concurrency` of them) claim and run jobs. Beside the API they run in a child process of
 lower CPU priority (`[jobs] worker_process`, `kg.worker_process`), so their CPU work never delays
-a query; without the API, or with `worker_process = false`, in this process. Other processes may run workers too (`kg serve
---no-http --no-schedule`, or `kg jobs run-once` from cron): the queue in Neo4j keeps them apart.
+a query; without the API, or with `worker_process = false`, in this process. Other processes may
+run workers too (`kg serve --no-http --no-schedule`, or `kg jobs run-once` from cron): the queue
+in Neo4j keeps them apart.
 SIGINT / SIGTERM stop it gracefully: no new claims, jobs in hand get `[jobs] lease_s` to finish
 (after that they are abandoned, and their expired lease returns them to the queue).
 """

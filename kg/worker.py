@@ -145,13 +145,14 @@ class Worker:
                 failures += 1
                 pause = min(self.settings.poll_s * 2 ** min(failures, 5), 30.0)
                 log.warning("worker %s: %s: %s; retrying in %.1fs", self.name, type(exc).__name__, exc, pause)
-                await _wait(stop, pause)
+                await wait_or_stop(stop, pause)
                 continue
             if result is None:
-                await _wait(stop, self.settings.poll_s)
+                await wait_or_stop(stop, self.settings.poll_s)
 
 
-async def _wait(stop: asyncio.Event, seconds: float) -> None:
+async def wait_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep `seconds`, or less if `stop` is set meanwhile."""
     try:
         await asyncio.wait_for(stop.wait(), seconds)
     except asyncio.TimeoutError:

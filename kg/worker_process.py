@@ -7,10 +7,10 @@ process at `[jobs] worker_nice`, the operating system gives the API and the data
 and the workers the rest.
 
 The child gets the parent's `Settings` through multiprocessing's pipe (never a command line, so a
-password stays out of `ps`) and runs the workers only (`kg.serve.run_workers`). It dies with the parent
-(Linux: `PR_SET_PDEATHSIG`, SIGKILL, as if the service was killed as a whole: the job's lease
-returns it to the queue), is restarted after a pause if it exits on its own, and on a graceful
-stop gets SIGTERM and `[jobs] lease_s` to finish its job in hand.
+password stays out of `ps`) and runs the workers only (`kg.serve.run_workers`). It dies with the
+parent (Linux: `PR_SET_PDEATHSIG`, SIGKILL, as if the service was killed as a whole: the job's
+lease returns it to the queue), is restarted after a pause if it exits on its own, and on a
+graceful stop gets SIGTERM and `[jobs] lease_s` to finish its job in hand.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import sys
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Coroutine
 
+from kg.worker import wait_or_stop
 from services.config import Settings
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,6 @@ class WorkerProcess:
         self.namespace = namespace
         self._ctx = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited loop or driver
         self.process: BaseProcess | None = None
-        self.restarts = 0
 
     def start(self) -> None:
         level = logging.getLogger().getEffectiveLevel()
@@ -79,15 +79,14 @@ class WorkerProcess:
         self.start()
         try:
             while not stop.is_set():
-                await _wait(stop, 0.5)
+                await wait_or_stop(stop, 0.5)
                 process = self.process
                 if stop.is_set() or process is None or process.is_alive():
                     continue
                 log.error("job worker process %s exited with %s; restarting in %.0f s", process.pid,
                           process.exitcode, pause)
-                await _wait(stop, pause)
+                await wait_or_stop(stop, pause)
                 if not stop.is_set():
-                    self.restarts += 1
                     pause = min(pause * 2, RESTART_PAUSE_S[1])
                     self.start()
         finally:
@@ -106,9 +105,3 @@ class WorkerProcess:
             process.kill()
             process.join(10)
 
-
-async def _wait(stop: asyncio.Event, seconds: float) -> None:
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-    except asyncio.TimeoutError:
-        pass

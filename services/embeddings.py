@@ -85,16 +85,14 @@ class LocalMiniLM:
             self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
             self._pid = os.getpid()
 
-    def _run(self, fn: Any, *args: Any, query: bool = False) -> Any:
-        self._executors()
-        return (self._queries if query else self._batches).submit(fn, *args).result()
-
     def submit(self, texts: Sequence[str]) -> Future[list[list[float]]]:
         """`embed` on the model's own thread, without waiting: what `embed_async` awaits."""
         self._executors()
         texts = list(texts)
         if self._model is None:  # the first call loads the model, on the batch thread
             return self._batches.submit(self._load_and_encode, texts)
+        # Queries take their own thread only through the traced encoder, which has its own tokenizer:
+        # the shared one may not be used from two threads at once ("Already borrowed").
         query = len(texts) <= QUERY_TEXTS and self._single is not None
         return (self._queries if query else self._batches).submit(self._encode, texts, query)
 
@@ -104,7 +102,8 @@ class LocalMiniLM:
 
     def load(self) -> None:
         """Load the weights now (the first `embed` does it otherwise)."""
-        self._run(self._load)
+        self._executors()
+        self._batches.submit(self._load).result()
 
     def _load(self) -> None:
         with self._lock:
@@ -133,13 +132,7 @@ class LocalMiniLM:
         log.info("embedder loaded: %s from %s", self.name, path)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        if self._model is None:
-            self.load()
-        # Queries take their own thread only through the traced encoder, which has its own tokenizer:
-        # the shared one may not be used from two threads at once ("Already borrowed").
-        return self.submit(texts).result()
+        return self.submit(texts).result() if texts else []
 
     def _encode(self, texts: list[str], query: bool) -> list[list[float]]:
         self._load()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
 import pytest
 
 from kg import load_settings
-from services.embeddings import QUERY_TEXTS, LocalMiniLM, embedder_for
+from services.embeddings import QUERY_TEXTS, LocalMiniLM, embed_async, embedder_for
 
 
 def test_a_query_is_embedded_while_a_batch_runs() -> None:
@@ -51,10 +52,6 @@ def test_the_query_path_gives_the_batch_path_vectors() -> None:
 async def test_a_query_never_waits_for_the_event_loops_shared_threads() -> None:
     """Every thread of the loop's shared pool held by something slow (as ingest batches waiting for
     the model held them under load): `embed_async` still embeds a query, on the model's own thread."""
-    import asyncio
-
-    from services.embeddings import embed_async
-
     embedder = embedder_for(load_settings().embedding)
     if not isinstance(embedder, LocalMiniLM):
         pytest.skip("the local embedder is not configured")

@@ -156,7 +156,7 @@ class OfflineSummarizer:
     async def rollup(self, session_id: str, parts: list[Part], open_: bool) -> SummaryDraft:
         cfg = self.settings
         sentences = [s for p in parts for s in (x.strip() for x in p.text.split("\n")) if s]
-        vectors = await embed_async(self.embedder, sentences) if sentences else []
+        vectors = await embed_async(self.embedder, sentences)
         picks = central(vectors, [len(s) for s in sentences], cfg.central_turns * 2)
         counted: dict[str, int] = defaultdict(int)
         for p in parts:
