@@ -48,6 +48,21 @@ class _Namespace:
         return len(self.rows)
 
 
+SCORE_DECIMALS = 6  # the dense lists' rounding, in Cypher too (`round(..., 6)`): closer scores are ties
+
+
+def ranked(scores: np.ndarray, ids: list[str], n: int) -> list[int]:
+    """Positions of the `n` best scores, ties broken by turn id, as the Cypher lists do
+    (`ORDER BY score DESC, t.id`): every process ranks the same turns alike, whatever their order
+    in the cache. The cut is taken at the n-th score, so a tie across it is settled by id too."""
+    n = min(n, len(scores))
+    if n <= 0:
+        return []
+    cut = np.partition(scores, len(scores) - n)[len(scores) - n]
+    chosen = np.flatnonzero(scores >= cut)
+    return sorted(chosen.tolist(), key=lambda i: (-scores[i], ids[i]))[:n]
+
+
 def _unit(rows: list[list[float]]) -> np.ndarray:
     m = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
@@ -82,19 +97,16 @@ class NamespaceVectors:
         space = await self._current(namespace)
         if not space.size:
             return []
-        scores = space.matrices[key] @ _unit([vector])[0]
+        # Neo4j's vector.similarity.cosine scale and rounding, so both paths rank alike (`ranked`)
+        scores = np.round((1.0 + (space.matrices[key] @ _unit([vector])[0]).astype(np.float64)) / 2, SCORE_DECIMALS)
         if as_of is not None:
             scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
-        n = min(depth, len(scores))
-        top = np.argpartition(-scores, n - 1)[:n]
-        top = top[np.argsort(-scores[top], kind="stable")]
         out = []
-        for i in top:
+        for i in ranked(scores, [r[0] for r in space.rows], depth):
             if not np.isfinite(scores[i]):
                 break
             tid, session_id, idx, speaker, ts, follows = space.rows[i]
-            # Neo4j's vector.similarity.cosine scale, so both paths give the same scores
-            out.append(Candidate(tid, session_id, idx, speaker, ts, (1.0 + float(scores[i])) / 2, follows))
+            out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows))
         return out
 
     async def _current(self, namespace: str) -> _Namespace:

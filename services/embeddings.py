@@ -89,16 +89,13 @@ class LocalMiniLM:
         """`embed` on the model's own thread, without waiting: what `embed_async` awaits."""
         self._executors()
         texts = list(texts)
-        if self._model is None:  # the first call loads the model, on the batch thread
-            return self._batches.submit(self._load_and_encode, texts)
+        query = len(texts) <= QUERY_TEXTS
+        if self._model is None:  # the first call loads the model on the batch thread, then goes on as any other
+            return self._batches.submit(lambda: self._load() or self.submit(texts).result())
         # Queries take their own thread only through the traced encoder, which has its own tokenizer:
         # the shared one may not be used from two threads at once ("Already borrowed").
-        query = len(texts) <= QUERY_TEXTS and self._single is not None
-        return (self._queries if query else self._batches).submit(self._encode, texts, query)
-
-    def _load_and_encode(self, texts: list[str]) -> list[list[float]]:
-        self._load()
-        return self._encode(texts, False)
+        own_thread = query and self._single is not None
+        return (self._queries if own_thread else self._batches).submit(self._encode, texts, query)
 
     def load(self) -> None:
         """Load the weights now (the first `embed` does it otherwise)."""
@@ -141,8 +138,14 @@ class LocalMiniLM:
         threads = self._settings.query_threads if query else self._threads
         if torch.get_num_threads() != threads:  # cheap: the pool stays; only this thread calls torch
             torch.set_num_threads(threads)
-        if query and self._single is not None:
-            return [self._single(t) for t in texts]
+        if query:
+            # A query's vector is the same in every process, first call or not: each text alone (no
+            # padding), always through the same encoder. Through `encode` in a batch its last bits
+            # differ, enough to swap two near-equal turns between doors (issue 22).
+            if self._single is not None:
+                return [self._single(t) for t in texts]
+            return [self._model.encode([t], normalize_embeddings=True, show_progress_bar=False)[0].tolist()
+                    for t in texts]
         vectors = self._model.encode(
             texts, batch_size=self._settings.batch_size, normalize_embeddings=True, show_progress_bar=False,
         )

@@ -67,3 +67,26 @@ async def test_a_query_never_waits_for_the_event_loops_shared_threads() -> None:
         await asyncio.gather(*held)
     assert len(vector) == embedder.dim and len(batch) == 8
     assert vector == pytest.approx(embedder.embed(["which database did we choose?"])[0], abs=1e-5)
+
+
+QUERY = "which database did we choose for the sensors?"
+FIRST_CALL = ("import json, sys\nfrom kg import load_settings\nfrom services.embeddings import embedder_for\n"
+              "print(json.dumps(embedder_for(load_settings().embedding).embed([sys.argv[1]])[0]))")
+
+
+def test_a_querys_vector_is_the_same_in_every_process_first_call_or_not() -> None:
+    """A door in a process of its own (`kg search`, `kg mcp`) embeds the query as its very first text;
+    the process that wrote the turns has embedded batches before. Both must give the same bits, or
+    two near-equal turns swap places between doors (issue 22)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    embedder = embedder_for(load_settings().embedding)
+    embedder.embed([f"turn {i} of a batch about the sensor database" for i in range(20)])
+    here = embedder.embed([QUERY])[0]
+    done = subprocess.run([sys.executable, "-c", FIRST_CALL, QUERY], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == here

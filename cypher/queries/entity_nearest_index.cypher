@@ -5,7 +5,7 @@ CALL (p) {
   CALL db.index.vector.queryNodes('entity_embedding', $fetch, p.vector) YIELD node, score
   WHERE node.namespace = $namespace AND node.type = p.type
   WITH node.entity_id AS id, max(score) AS score
-  ORDER BY score DESC
+  ORDER BY score DESC, id
   LIMIT $k
   RETURN collect({id: id, score: score}) AS hits
 }

@@ -7,6 +7,7 @@ CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS t, score
 // score 0: only the namespace clause matched
 WHERE score > 0 AND t.namespace = $namespace AND ($as_of IS NULL OR t.ts <= $as_of)
 WITH t, score
+ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
                 coalesce(t.follows_question, false)]) AS rows

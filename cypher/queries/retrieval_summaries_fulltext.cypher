@@ -3,6 +3,7 @@
 // checks it either way). One row: [session_id, summary id] in rank order.
 CALL db.index.fulltext.queryNodes('summary_text', $query) YIELD node AS sm, score
 WHERE score > 0 AND sm.namespace = $namespace AND sm.expired_at IS NULL AND ($as_of IS NULL OR sm.started_at <= $as_of)
-WITH sm
+WITH sm, score
+ORDER BY score DESC, sm.id
 LIMIT $k
 RETURN collect([sm.session_id, sm.id]) AS hits

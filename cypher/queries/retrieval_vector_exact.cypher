@@ -7,8 +7,8 @@ MATCH (t:Turn)
 WHERE t.namespace = $namespace AND t.ts IS NOT NULL AND ($as_of IS NULL OR t.ts <= $as_of)
 WITH t, coalesce(t[$property], t.embedding) AS key  // read once, not t.embedding first as a filter
 WHERE key IS NOT NULL
-WITH t, vector.similarity.cosine(key, $vector) AS score
-ORDER BY score DESC
+WITH t, round(vector.similarity.cosine(key, $vector), 6) AS score
+ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
                 coalesce(t.follows_question, false)]) AS rows

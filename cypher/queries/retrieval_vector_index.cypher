@@ -3,8 +3,8 @@
 // follows_question] in rank order (one record instead of a hundred: decoding records dominated).
 CALL db.index.vector.queryNodes($index, $fetch, $vector) YIELD node AS t, score
 WHERE t.namespace = $namespace AND ($as_of IS NULL OR t.ts <= $as_of)
-WITH t, score
-ORDER BY score DESC
+WITH t, round(score, 6) AS score
+ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
                 coalesce(t.follows_question, false)]) AS rows

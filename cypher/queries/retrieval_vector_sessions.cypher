@@ -8,8 +8,8 @@ WHERE t.namespace = $namespace AND t.session_id IN $sessions AND t.idx IS NOT NU
 // the key read once: filtering on t.embedding first read both vectors of every turn
 WITH t, coalesce(t[$property], t.embedding) AS key
 WHERE key IS NOT NULL
-WITH t, vector.similarity.cosine(key, $vector) AS score
-ORDER BY score DESC
+WITH t, round(vector.similarity.cosine(key, $vector), 6) AS score
+ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
                 coalesce(t.follows_question, false), t.role, t.text, t.external_id, t.embedding_model,
