@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from bench.dedup_core import DEFAULT_DATA, errors, load_mentions, score, stage_counts
-from ingest.dedup import Mention, Resolution, profile
-from ingest.dedup.entity import new_entity
-from ingest.dedup.neo4j_resolver import GraphResolver, name_id
-from ingest.dedup.neo4j_source import to_props
-from services.config import load_settings
-from services.facts_models import entity_id, entity_key
+from kg.ingest.dedup import Mention, Resolution, profile
+from kg.ingest.dedup.entity import new_entity
+from kg.ingest.dedup.neo4j_resolver import GraphResolver, name_id
+from kg.ingest.dedup.neo4j_source import to_props
+from kg.core.config import load_settings
+from kg.core.facts_models import entity_id, entity_key
 from kg.memory import AsyncMemory
 
 _CONSONANTS = "bcdfghjklmnprstvwz"

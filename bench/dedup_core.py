@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
-from ingest.dedup import DedupSettings, InMemoryCandidateSource, Mention, Resolution, Resolver
+from kg.ingest.dedup import DedupSettings, InMemoryCandidateSource, Mention, Resolution, Resolver
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedup_dev.jsonl"
 

@@ -28,10 +28,10 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ingest.extraction.chunking import turn_tokens
-from ingest.extraction.models import ChunkTurn
-from services.config import Settings
-from services.llm_usage import metering
+from kg.ingest.extraction.chunking import turn_tokens
+from kg.ingest.extraction.models import ChunkTurn
+from kg.core.config import Settings
+from kg.core.llm_usage import metering
 from kg.memory import AsyncMemory
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens
 
@@ -114,8 +114,8 @@ def _turns(n: int, start: datetime, seed: int) -> list[dict[str, Any]]:
 
 async def _known_people(memory: AsyncMemory, ns: str, start: datetime) -> None:
     """The namespace already knows Tom Becker and Tom Baker (written without the LLM)."""
-    from ingest.dedup import Mention
-    from ingest.dedup.neo4j_resolver import GraphResolver
+    from kg.ingest.dedup import Mention
+    from kg.ingest.dedup.neo4j_resolver import GraphResolver
 
     resolver = GraphResolver(memory.settings.memory.entity_deduplication, memory.embedder)
     await resolver.resolve(memory.store, ns, [Mention("Tom Becker", "person"), Mention("Tom Baker", "person")])

@@ -39,7 +39,7 @@ import psutil
 
 from bench.ingest import OBJECTS, SUBJECTS, VERBS
 from kg import AsyncMemory, load_settings
-from services.models import Message
+from kg.core.models import Message
 
 HOST = "127.0.0.1"
 REPO = Path(__file__).resolve().parents[1]

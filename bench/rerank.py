@@ -5,7 +5,7 @@
 No cross-encoder weights ship with the project, so the timed model is one of the same size as
 `cross-encoder/ms-marco-MiniLM-L6-v2` (BERT, 6 layers, 384 wide): the bundled all-MiniLM-L6-v2
 body under a fresh one-logit head, saved to a temporary folder and loaded through
-`queries.rerank.CrossEncoderReranker`. Its scores mean nothing; its latency is the real model's
+`kg.queries.rerank.CrossEncoderReranker`. Its scores mean nothing; its latency is the real model's
 (same shapes). The pairs are LoCoMo questions with turns of their conversation ("Speaker: text"),
 so the lengths are realistic. The embedding of one query, timed in the same process, is the
 baseline to read the noise against.
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo import percentile
-from services.config import EmbeddingSettings
-from services.embeddings import LocalMiniLM
-from queries.rerank import CrossEncoderReranker
+from kg.core.config import EmbeddingSettings
+from kg.core.embeddings import LocalMiniLM
+from kg.queries.rerank import CrossEncoderReranker
 
 
 def minilm_size_cross_encoder(folder: Path) -> Path:

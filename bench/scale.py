@@ -33,14 +33,14 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
-from ingest.summaries.offline import OfflineSummarizer
-from ingest.summaries.writer import SessionSummarizer
-from ingest.turns import TurnWriter
+from kg.ingest.summaries.offline import OfflineSummarizer
+from kg.ingest.summaries.writer import SessionSummarizer
+from kg.ingest.turns import TurnWriter
 from kg import AsyncMemory, load_settings
-from services.config import Settings
-from services.embeddings import Embedder
-from services.models import Message
-from services.neo4j_local import LocalNeo4j
+from kg.core.config import Settings
+from kg.core.embeddings import Embedder
+from kg.core.models import Message
+from kg.core.neo4j_local import LocalNeo4j
 
 PEOPLE = ["Maya", "Ravi", "Lena", "Tomasz", "Aiko", "Jon", "Gina", "Omar", "Sofia", "Kwame"]
 SUBJECTS = ["the sensor project", "our Postgres cluster", "the Kyoto trip", "my sister's wedding", "the quarterly report",

@@ -1,6 +1,6 @@
 """Bi-temporal fact accuracy of the pure core, with no database: the number a Neo4j run must match.
 
-Replays `temporal_dev.json` in file (recorded_at) order through `ingest.temporal.plan`,
+Replays `temporal_dev.json` in file (recorded_at) order through `kg.ingest.temporal.plan`,
 keeping the records in memory, then answers every query with `holds`. Prints JSON.
 
     python -m bench.temporal_reference [--data ../shared/data/temporal_dev.json]
@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ingest.temporal import FactEvent, FactRecord, PredicateRegistry, apply, holds, plan
+from kg.ingest.temporal import FactEvent, FactRecord, PredicateRegistry, apply, holds, plan
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "temporal_dev.json"
 

@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from kg import Memory
-from kg.langgraph_store import KgStore
+from kg.integrations.langgraph import KgStore
 
 
 class State(TypedDict):

@@ -1,7 +1,7 @@
 """Writing facts: one event (assert or retract) per `remember`, planned by the bi-temporal core.
 
 Each write runs in one transaction that first locks the subject+predicate's `(:FactSlot)`, then
-reads the versions believed now and every event stored for the slot, asks `ingest.temporal.plan`
+reads the versions believed now and every event stored for the slot, asks `kg.ingest.temporal.plan`
 what the event changes, and writes exactly that: the event, expired versions (kept, with
 `expired_at`), new versions, SUPERSEDES links, reinforcement counts and evidence. Writers of one
 slot therefore queue, and two of them can never both believe they hold a functional predicate.
@@ -16,7 +16,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Mapping, Protocol, Sequence, get_args
 
-from ingest.temporal import (
+from kg.ingest.temporal import (
     FUNCTIONAL_PREDICATES,
     Cardinality,
     FactEvent,
@@ -31,12 +31,12 @@ from ingest.temporal import (
     plan,
     timeline,
 )
-from services.config import Settings
-from services.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
-from services.limits import FieldError, check_recorded_at, check_text
-from services.models import as_utc
-from services.store import Store, Tx
-from services.values import native
+from kg.core.config import Settings
+from kg.core.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
+from kg.core.limits import FieldError, check_recorded_at, check_text
+from kg.core.models import as_utc
+from kg.core.store import Store, Tx
+from kg.core.values import native
 
 _TICK = timedelta(microseconds=1)
 
@@ -50,7 +50,7 @@ class PredicateResolver(Protocol):
     for one write: `new_value` is asserted while `current_values` hold.
 
     Without one, unknown predicates are multi-valued: a new value never ends another. The LLM
-    implementation (`ingest.llm_judges.LLMPredicateResolver`, set by `AsyncMemory` when an LLM is
+    implementation (`kg.ingest.llm_judges.LLMPredicateResolver`, set by `AsyncMemory` when an LLM is
     configured) answers "one" when the new value contradicts a current one, so it supersedes it;
     None (or a failed call) keeps the predicate multi-valued.
     """
@@ -141,7 +141,7 @@ class FactWriter:
         key of the object's entity when a resolver chose it (default: derived from `object`);
         `session_id`: the session an extraction read it from; `withdraws`: the id of an earlier event
         this one takes back (re-extraction), with `reason`; `statement`: the key re-extraction knows
-        an extracted statement by (`ingest.reconcile`)."""
+        an extracted statement by (`kg.ingest.reconcile`)."""
         if op not in get_args(Op):
             raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
         if source not in get_args(Source):

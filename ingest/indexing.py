@@ -18,21 +18,21 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any, Awaitable, Callable, Protocol
 
-from ingest.extraction.chunking import chunks_for, merge
-from ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
-from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
-from ingest.session_graph import Provenance, SessionGraphWriter, Written
-from services.config import Settings
-from services.indexing_models import IndexReport, SessionIndexReport
-from services.llm_usage import metering
-from services.store import Store
-from services.values import native
+from kg.ingest.extraction.chunking import chunks_for, merge
+from kg.ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
+from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
+from kg.ingest.session_graph import Provenance, SessionGraphWriter, Written
+from kg.core.config import Settings
+from kg.core.indexing_models import IndexReport, SessionIndexReport
+from kg.core.llm_usage import metering
+from kg.core.store import Store
+from kg.core.values import native
 
 log = logging.getLogger(__name__)
 
 
 class Steps(Protocol):
-    """Where extraction keeps its passes: a job's saved `pass_outputs` (`ingest.jobs.JobRun`), so a
+    """Where extraction keeps its passes: a job's saved `pass_outputs` (`kg.jobs.queue.JobRun`), so a
     retried attempt asks only for the chunks not answered yet; or memory alone (`OneAttempt`)."""
 
     passes: dict[str, Any]
@@ -100,7 +100,7 @@ class SessionIndexer:
     ) -> SessionIndexReport:
         """Write an extraction made elsewhere (e.g. a job's resumable per-chunk passes) as `index_session`
         would: one transaction, stamped with this indexer's extractor. `calls`: the LLM calls the
-        extraction made (records of `services.llm_usage`); `usage` counts extraction calls not recorded
+        extraction made (records of `kg.core.llm_usage`); `usage` counts extraction calls not recorded
         (an extractor outside the transport). The write's own calls (judges, adjudication) are
         metered here; the sum is reported and added to the session."""
         turns = turns if turns is not None else await session_turns(self.store, namespace, session_id)

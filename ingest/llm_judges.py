@@ -23,13 +23,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
-from ingest.corrections.policy import Candidate, Neighbour, Verdict
-from ingest.extraction.extractor import Usage
-from ingest.extraction.llm import LLMExtractor, usage_of
-from ingest.temporal import Cardinality
-from services.config import LLMService, Settings
-from services.llm import LLMFailed, LLMTransport
-from services.llm import service_for as _service_for
+from kg.ingest.corrections.policy import Candidate, Neighbour, Verdict
+from kg.ingest.extraction.extractor import Usage
+from kg.ingest.extraction.llm import LLMExtractor, usage_of
+from kg.ingest.temporal import Cardinality
+from kg.core.config import LLMService, Settings
+from kg.core.llm import LLMFailed, LLMTransport
+from kg.core.llm import service_for as _service_for
 
 log = logging.getLogger(__name__)
 

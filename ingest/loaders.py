@@ -11,7 +11,7 @@ from typing import Iterator
 
 from pydantic import ValidationError
 
-from services.models import Attachment, Message
+from kg.core.models import Attachment, Message
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,13 @@ Every statement an extraction reads from a session (a fact, a relationship) has 
 derived from the session and the statement, and is written as an assert event carrying it. When a
 session is indexed again by another extractor version (backend, model or prompt), each statement
 the earlier version asserted and the new one no longer finds is withdrawn: a withdrawal event
-(`ingest.temporal`: the timeline is replayed as if the old assert had never been learned) with the
+(`kg.ingest.temporal`: the timeline is replayed as if the old assert had never been learned) with the
 reason and both versions. A statement that another session (or a direct write) also asserts is
 kept. Indexing again with the same version withdraws nothing, and a statement found again keeps
 its event, so nothing changes.
 
 A statement withdrawn and found again by a later version is asserted anew, under the next
-generation of its key (`event_ids`). This module is pure; `ingest.session_graph` does the I/O.
+generation of its key (`event_ids`). This module is pure; `kg.ingest.session_graph` does the I/O.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every embedded property keeps the text it was embedded from (a turn: what its key is made of),
 so re-embedding needs no extraction or summarization: each kind below pages through its nodes by
-id and writes new vectors, and turns their rebuilt key (`Turn.key_text`, ingest.turn_keys).
+id and writes new vectors, and turns their rebuilt key (`Turn.key_text`, kg.ingest.turn_keys).
 A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
 """
 
@@ -12,11 +12,11 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ingest.turn_keys import row_key
+from kg.ingest.turn_keys import row_key
 
-from services.config import Settings
-from services.embeddings import embed_async, embedder_for
-from services.store import Store
+from kg.core.config import Settings
+from kg.core.embeddings import embed_async, embedder_for
+from kg.core.store import Store
 
 PAGE = 512
 

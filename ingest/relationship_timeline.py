@@ -1,7 +1,7 @@
 """Bi-temporal relationships: the pure core of supersede and retract for edges between entities.
 
 A relationship `subject -[type]-> object` is a fact whose object is an entity, so its timeline is
-the replay of `ingest.temporal`: the same events (assert, retract), the same copy-on-write
+the replay of `kg.ingest.temporal`: the same events (assert, retract), the same copy-on-write
 records, the same `plan`. What differs is the scope and the cardinality of the types.
 
 - Scope: one subject entity and one relationship type (`EdgeScope`). Nothing else is ever read or
@@ -12,7 +12,7 @@ records, the same `plan`. What differs is the scope and the cardinality of the t
   or add types in `[memory.relationships]`.
 
 Events and records here name entities by id (`subject`, `object_value`); the writer
-(`ingest.relationships`) keeps the edges in Neo4j equal to what `plan` returns.
+(`kg.ingest.relationships`) keeps the edges in Neo4j equal to what `plan` returns.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ingest.temporal import Cardinality, FactEvent, FactPlan, FactRecord, PredicateRegistry, holds, plan
+from kg.ingest.temporal import Cardinality, FactEvent, FactPlan, FactRecord, PredicateRegistry, holds, plan
 
 ONE_TO_ONE_TYPES: frozenset[str] = frozenset({
     "works_for", "employed_by", "reports_to", "managed_by", "married_to", "lives_with", "engaged_to",

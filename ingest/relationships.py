@@ -1,8 +1,8 @@
 """Writing relationships: one event (assert or retract) per `relate`, planned by the bi-temporal core.
 
-Like `ingest.facts`, each write runs in one transaction that locks the subject+type's
+Like `kg.ingest.facts`, each write runs in one transaction that locks the subject+type's
 `(:RelationSlot)`, reads the subject's edges of that type believed now and every event of the
-slot, asks `ingest.relationship_timeline.plan_edge` what the event changes, and writes exactly
+slot, asks `kg.ingest.relationship_timeline.plan_edge` what the event changes, and writes exactly
 that: the `(:RelationEvent)`, expired edge versions (kept, with `expired_at`), new
 `(:Entity)-[:RELATES_TO]->(:Entity)` versions and reinforcement counts. The relationship type is
 the `relation` property of the one fixed relationship type `RELATES_TO`: it never becomes Cypher.
@@ -17,15 +17,15 @@ import uuid
 from datetime import datetime
 from typing import Any, Iterable, Mapping, get_args
 
-from ingest.facts import _transaction_time
-from ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
-from ingest.temporal import Op, Source, Span, holder, timeline
-from services.config import Settings
-from services.facts_models import entity_id, entity_key, predicate_key
-from services.models import as_utc
-from services.relationship_models import RelateResult
-from services.store import Store, Tx
-from services.values import native
+from kg.ingest.facts import _transaction_time
+from kg.ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
+from kg.ingest.temporal import Op, Source, Span, holder, timeline
+from kg.core.config import Settings
+from kg.core.facts_models import entity_id, entity_key, predicate_key
+from kg.core.models import as_utc
+from kg.core.relationship_models import RelateResult
+from kg.core.store import Store, Tx
+from kg.core.values import native
 
 
 class _NoSlot(Exception):
@@ -89,7 +89,7 @@ class RelationshipWriter:
         caller's transaction; `event_id`: a deterministic id, so writing the same event again is a
         no-op; `withdraws`: the id of an earlier event this one takes back, with `reason` (re-extraction:
         what an older prompt read from a session and a newer one no longer finds); `statement`: the key
-        re-extraction knows an extracted statement by (`ingest.reconcile`)."""
+        re-extraction knows an extracted statement by (`kg.ingest.reconcile`)."""
         if op not in get_args(Op):
             raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
         if source not in get_args(Source):

@@ -5,7 +5,7 @@ Neo4j resolver (it sees this transaction's writes through its batch overlay); li
 turn `(Turn)-[:MENTIONS]->(Entity)`; write facts through the fact writer (subjects and objects
 named by their resolved entity's key), relationships through the relationship writer (bi-temporal
 `RELATES_TO` edges), corrections through the correction writer, decisions; withdraw what an earlier
-extractor version read from this session and this one no longer finds (`ingest.reconcile`); stamp
+extractor version read from this session and this one no longer finds (`kg.ingest.reconcile`); stamp
 the session. Everything carries the extractor, model and prompt version.
 
 Re-indexing duplicates nothing: a surface form this session already resolved keeps its entity
@@ -22,18 +22,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ingest.corrections.writer import CorrectionWriter
-from ingest.dedup.model import Mention
-from ingest.dedup.neo4j_resolver import GraphResolver, with_retries
-from ingest.extraction.chunking import fact_key, normalize
-from ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResult
-from ingest.facts import FactWriter
-from ingest.reconcile import Asserted, event_ids, reason, stale
-from ingest.relationships import RelationshipWriter
-from services.facts_models import RememberResult, entity_id, entity_key
-from services.relationship_models import RelateResult
-from services.store import Store, Tx
-from services.values import native
+from kg.ingest.corrections.writer import CorrectionWriter
+from kg.ingest.dedup.model import Mention
+from kg.ingest.dedup.neo4j_resolver import GraphResolver, with_retries
+from kg.ingest.extraction.chunking import fact_key, normalize
+from kg.ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResult
+from kg.ingest.facts import FactWriter
+from kg.ingest.reconcile import Asserted, event_ids, reason, stale
+from kg.ingest.relationships import RelationshipWriter
+from kg.core.facts_models import RememberResult, entity_id, entity_key
+from kg.core.relationship_models import RelateResult
+from kg.core.store import Store, Tx
+from kg.core.values import native
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
 

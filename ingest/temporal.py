@@ -30,7 +30,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Literal
 
-from services.facts_models import Decision
+from kg.core.facts_models import Decision
 
 Cardinality = Literal["one", "many"]
 Op = Literal["assert", "retract"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from services.models import Attachment, attachments_of
+from kg.core.models import Attachment, attachments_of
 
 
 def attachment_text(attachments: Iterable[Attachment]) -> str:
@@ -28,7 +28,7 @@ def turn_key(speaker: str | None, text: str, attachments: Iterable[Attachment] =
 
 
 def stored_attachments(row: Mapping[str, Any]) -> list[Attachment]:
-    """A row's attachments from the node's parallel lists (`services.models.attachment_columns`)."""
+    """A row's attachments from the node's parallel lists (`kg.core.models.attachment_columns`)."""
     return attachments_of(row.get("attachment_kinds"), row.get("attachment_captions"), row.get("attachment_urls"))
 
 

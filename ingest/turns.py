@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, AsyncIterator, Callable, Iterable
 
-from ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
-from ingest.turn_keys import turn_key
-from services.config import Settings
-from services.embeddings import Embedder, embed_async
-from services.models import IngestReport, Message, attachment_columns
-from services.store import Store, Tx
-from services.values import native
+from kg.ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
+from kg.ingest.turn_keys import turn_key
+from kg.core.config import Settings
+from kg.core.embeddings import Embedder, embed_async
+from kg.core.models import IngestReport, Message, attachment_columns
+from kg.core.store import Store, Tx
+from kg.core.values import native
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class PreparedTurn:
 
     @property
     def key(self) -> str:
-        """What is embedded and searched by words: speaker, text, attachments (ingest.turn_keys)."""
+        """What is embedded and searched by words: speaker, text, attachments (kg.ingest.turn_keys)."""
         return turn_key(self.message.speaker, self.message.text, self.message.attachments)
 
 
@@ -146,7 +146,7 @@ class TurnWriter:
 
     async def _resegment(self, tx: Tx, todo: list[PreparedTurn]) -> set[tuple[str, str]]:
         """Under the namespace's TurnLock: the batch's messages in automatic sessions and the stored
-        automatic sessions near them, segmented again by the gap alone (`ingest.sessions.runs`), so
+        automatic sessions near them, segmented again by the gap alone (`kg.ingest.sessions.runs`), so
         the sessions do not depend on arrival order. Each message goes to its run's session; stored
         sessions of one run are merged under the run's name. Returns the sessions merged into."""
         gap, merged = self.assigner.gap, set()

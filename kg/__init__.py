@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.config import Settings, load_settings
+from kg.core.config import Settings, load_settings
 
 if TYPE_CHECKING:
     from kg.client import AsyncClient, Client

@@ -10,23 +10,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
-from ingest.facts import FactWriter
-from ingest.turns import TurnWriter
+from kg.ingest.facts import FactWriter
+from kg.ingest.turns import TurnWriter
 from kg.memory_erase import EraseFacade
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
 from kg.memory_work import WorkFacade
 from kg.rerankers import reranker_source
-from queries import facts as fact_queries
-from queries.recall import ranked_turns, recall, search_sessions
-from queries.recipes import Recipe
-from queries.recipes import recipe as pick
-from queries.retrieve import Retriever
-from services.config import Settings
-from services.facts_models import FactView, RememberResult
-from services.models import Attachment, IngestReport, Message, Turn, check_namespace
-from services.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
-from services.values import native_props
+from kg.queries import facts as fact_queries
+from kg.queries.recall import ranked_turns, recall, search_sessions
+from kg.queries.recipes import Recipe
+from kg.queries.recipes import recipe as pick
+from kg.queries.retrieve import Retriever
+from kg.core.config import Settings
+from kg.core.facts_models import FactView, RememberResult
+from kg.core.models import Attachment, IngestReport, Message, Turn, check_namespace
+from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
+from kg.core.values import native_props
 
 
 class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
@@ -191,7 +191,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         """The turns of `namespace` that best answer `query`, by a retrieval recipe: the configured
         `[memory.retrieval] strategy` (hierarchical) unless `recipe` names another ("flat": dense
         only, "bm25": words only, "hybrid", "hierarchical"; "vector" and "fulltext" are the old names
-        of flat and bm25) or is a `queries.recipes.Recipe`. `as_of` hides later turns. Every door
+        of flat and bm25) or is a `kg.queries.recipes.Recipe`. `as_of` hides later turns. Every door
         (HTTP GET /search, MCP search_turns, `kg search`) runs this."""
         chosen = self._recipe(recipe)
         found = await self._retriever().search(namespace, query, k, chosen, as_of)

@@ -8,9 +8,9 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from services.config import Settings
-from services.limits import SessionId, Timestamp
-from services.models import ATTACHMENTS_MAX, Attachment, Message, Role
+from kg.core.config import Settings
+from kg.core.limits import SessionId, Timestamp
+from kg.core.models import ATTACHMENTS_MAX, Attachment, Message, Role
 
 
 class MessageIn(BaseModel):

@@ -25,12 +25,12 @@ from pydantic import TypeAdapter
 from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
     AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
 )
-from services.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
-from services.facts_models import FactView, RememberResult
-from services.job_models import Job
-from services.models import Erasure, IngestReport, Message, Session, Turn
-from services.relationship_models import RelateResult, RelationshipView
-from services.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
+from kg.core.facts_models import FactView, RememberResult
+from kg.core.job_models import Job
+from kg.core.models import Erasure, IngestReport, Message, Session, Turn
+from kg.core.relationship_models import RelateResult, RelationshipView
+from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 
 T = TypeVar("T")
 BATCH = 500  # messages per request (the server's [http] max_batch defaults to 1000)

@@ -2,7 +2,7 @@
 the write-time hooks, put together once.
 
 `Engine` is the bottom of `kg/`: `AsyncMemory` (the public facade) is an engine with the API on top,
-and the job handlers (`kg.job_kinds`) take an engine, so the worker never reaches back up into the
+and the job handlers (`kg.jobs.kinds`) take an engine, so the worker never reaches back up into the
 facade. The write path (`ingest/`) and the read path (`queries/`) receive these services as
 arguments, never the engine.
 """
@@ -13,25 +13,25 @@ import asyncio
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
-from ingest.corrections.writer import CorrectionWriter
-from ingest.dedup.adjudication import adjudicator_for
-from ingest.dedup.neo4j_resolver import GraphResolver
-from ingest.extraction.extractor import Extractor
-from ingest.facts import FactWriter, PredicateResolver
-from ingest.indexing import SessionIndexer
-from ingest.relationships import RelationshipWriter
-from ingest.session_graph import SessionGraphWriter
-from ingest.summaries.writer import SessionSummarizer
-from services.config import Settings, load_settings
-from services.embeddings import Embedder, embedder_for
-from services.llm import llm_configured
-from services.models import Session, Turn
-from services.store import Store
-from services.values import native_props
+from kg.ingest.corrections.writer import CorrectionWriter
+from kg.ingest.dedup.adjudication import adjudicator_for
+from kg.ingest.dedup.neo4j_resolver import GraphResolver
+from kg.ingest.extraction.extractor import Extractor
+from kg.ingest.facts import FactWriter, PredicateResolver
+from kg.ingest.indexing import SessionIndexer
+from kg.ingest.relationships import RelationshipWriter
+from kg.ingest.session_graph import SessionGraphWriter
+from kg.ingest.summaries.writer import SessionSummarizer
+from kg.core.config import Settings, load_settings
+from kg.core.embeddings import Embedder, embedder_for
+from kg.core.llm import llm_configured
+from kg.core.models import Session, Turn
+from kg.core.store import Store
+from kg.core.values import native_props
 
 if TYPE_CHECKING:
-    from ingest.corrections.maintain import ClusterLabeler
-    from ingest.corrections.policy import CorrectionJudge
+    from kg.ingest.corrections.maintain import ClusterLabeler
+    from kg.ingest.corrections.policy import CorrectionJudge
 
 
 class Engine:
@@ -42,7 +42,7 @@ class Engine:
         self.predicate_resolver: PredicateResolver | None = None  # unknown predicates: "many" without one
         self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
         self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
-        self.summarizer: Any = None  # ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
+        self.summarizer: Any = None  # kg.ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
         self.entity_adjudicator: Any = None  # dedup stage 5 (mention, candidates) -> id; None: from the settings
         self._llm_hooks: list[Any] = []  # the hooks above that open() set from [memory.indexing] backend
 
@@ -68,7 +68,7 @@ class Engine:
             self._install_llm_hooks()
 
     def _install_llm_hooks(self) -> None:
-        from ingest.llm_judges import llm_hooks  # loads the LLM SDKs: only when an LLM is configured
+        from kg.ingest.llm_judges import llm_hooks  # loads the LLM SDKs: only when an LLM is configured
 
         hooks = llm_hooks(self.settings, self.predicate_resolver is None, self.correction_judge is None,
                           self.correction_labeler is None)
@@ -105,7 +105,7 @@ class Engine:
     async def open_indexer(self, extractor: Extractor | None = None) -> AsyncIterator[SessionIndexer]:
         """An indexer on this engine's store, embedder and hooks, with `extractor` or the
         `[memory.indexing] backend` one; what it opened is closed afterwards."""
-        from ingest.extraction.session import session_extractor_for  # loads the LLM SDKs: only when indexing
+        from kg.ingest.extraction.session import session_extractor_for  # loads the LLM SDKs: only when indexing
 
         settings = self.settings
         own = extractor is None
@@ -130,7 +130,7 @@ class Engine:
     async def open_summarizer(self) -> AsyncIterator[SessionSummarizer]:
         """The session summarizer: the engine's own `summarizer` hook, or the one
         `[memory.indexing] backend` chooses, closed afterwards."""
-        from ingest.summaries.llm import summarizer_for  # loads the LLM SDKs: only when summaries run
+        from kg.ingest.summaries.llm import summarizer_for  # loads the LLM SDKs: only when summaries run
 
         summarizer = self.summarizer or summarizer_for(self.settings, self.embedder, self.store)
         try:

@@ -14,17 +14,17 @@ from datetime import datetime
 from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, Sequence, TypeVar
 
 from kg.async_memory import AsyncMemory
-from queries.recipes import Recipe
-from services.config import Settings
-from services.correction_models import (
+from kg.queries.recipes import Recipe
+from kg.core.config import Settings
+from kg.core.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
-from services.facts_models import FactView, RememberResult
-from services.indexing_models import IndexReport, SessionIndexReport
-from services.job_models import Job, RunReport
-from services.models import Attachment, Erasure, IngestReport, Message, Session, Turn
-from services.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
-from services.relationship_models import RelateResult, RelationshipView
+from kg.core.facts_models import FactView, RememberResult
+from kg.core.indexing_models import IndexReport, SessionIndexReport
+from kg.core.job_models import Job, RunReport
+from kg.core.models import Attachment, Erasure, IngestReport, Message, Session, Turn
+from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.relationship_models import RelateResult, RelationshipView
 
 __all__ = ["AsyncMemory", "Memory"]
 

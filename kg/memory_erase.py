@@ -13,10 +13,10 @@ import uuid
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
-from services.facts_models import entity_key
-from services.models import EraseScope, Erasure, check_namespace
-from services.store import Tx
-from services.values import native
+from kg.core.facts_models import entity_key
+from kg.core.models import EraseScope, Erasure, check_namespace
+from kg.core.store import Tx
+from kg.core.values import native
 
 LOCAL = "local"
 

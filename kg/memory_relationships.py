@@ -7,9 +7,9 @@ from kg.engine import Engine
 from datetime import datetime
 from typing import Iterable, Literal
 
-from ingest.relationships import RelationshipWriter, end
-from services.relationship_models import RelateResult, RelationshipView
-from queries import relationships as relationship_queries
+from kg.ingest.relationships import RelationshipWriter, end
+from kg.core.relationship_models import RelateResult, RelationshipView
+from kg.queries import relationships as relationship_queries
 
 
 class RelationshipsFacade(Engine):

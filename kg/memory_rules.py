@@ -7,12 +7,12 @@ from kg.engine import Engine
 from datetime import datetime
 from typing import Iterable
 
-from services.correction_models import (
+from kg.core.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
-from services.limits import check_session_id, check_text
-from services.models import check_namespace
-from queries import corrections as correction_queries
+from kg.core.limits import check_session_id, check_text
+from kg.core.models import check_namespace
+from kg.queries import corrections as correction_queries
 
 
 class RulesFacade(Engine):
@@ -35,7 +35,7 @@ class RulesFacade(Engine):
         """Record that the user corrected the agent in `session_id` (the extractor's path too). Decides
         added / reinforced / invalidated / noop against the namespace's similar corrections and
         graduates the affected one. A session not stored yet is created. See docs/corrections.md."""
-        from ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
+        from kg.ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
 
         check_namespace(namespace)
 
@@ -51,7 +51,7 @@ class RulesFacade(Engine):
     async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
         """The user explicitly confirmed a correction: it becomes a rule (and decays slowly)."""
         cfg = self.settings.memory.corrections
-        from ingest.corrections.writer import CorrectionWriter
+        from kg.ingest.corrections.writer import CorrectionWriter
 
         await CorrectionWriter(self.store, self.embedder, cfg).confirm(namespace, correction_id, at)
         view = await correction_queries.correction(self.store, cfg, namespace, correction_id, at)
@@ -76,6 +76,6 @@ class RulesFacade(Engine):
     async def maintain_corrections(self, namespace: str, now: datetime | None = None) -> MaintenanceReport:
         """The nightly job: cluster, merge near-duplicates, resolve contradictions, promote and decay;
         writes a JSON and a markdown report under `[memory.corrections.clustering] report_dir`."""
-        from ingest.corrections.maintain import maintain
+        from kg.ingest.corrections.maintain import maintain
 
         return await maintain(self.store, self.settings.memory.corrections, namespace, now, self.correction_labeler)

@@ -1,16 +1,16 @@
 """`AsyncMemory`'s background work: post-session indexing and the job queue
-(ingest/indexing.py, ingest/jobs.py, kg/worker.py)."""
+(ingest/indexing.py, kg/jobs/queue.py, kg/jobs/worker.py)."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kg.job_kinds import KINDS
-from ingest.jobs import JobQueue
-from kg.worker import run_once
+from kg.jobs.kinds import KINDS
+from kg.jobs.queue import JobQueue
+from kg.jobs.worker import run_once
 from kg.engine import Engine
-from services.indexing_models import IndexReport, SessionIndexReport
-from services.job_models import Job, RunReport
+from kg.core.indexing_models import IndexReport, SessionIndexReport
+from kg.core.job_models import Job, RunReport
 
 
 class WorkFacade(Engine):
@@ -38,7 +38,7 @@ class WorkFacade(Engine):
     ) -> Job:
         """Queue background work for the workers (`kg serve`, `kg jobs run-once`). Idempotent: one
         job per kind, namespace and target; a done job runs again only with `rerun`. Kinds are the
-        registered ones (`kg.job_kinds.KINDS`). See docs/operations.md."""
+        registered ones (`kg.jobs.kinds.KINDS`). See docs/operations.md."""
         if kind not in KINDS:
             raise ValueError(f"unknown job kind {kind!r}; registered: {', '.join(sorted(KINDS))}")
         queue = JobQueue(self.store, self.settings.jobs)

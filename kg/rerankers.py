@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from pydantic import SecretStr
 
-from services.config import LLMService, Settings
-from queries.rerank import RERANK, LLMReranker, Reranker, local_reranker
+from kg.core.config import LLMService, Settings
+from kg.queries.rerank import RERANK, LLMReranker, Reranker, local_reranker
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ def reranker_source(settings: Settings) -> Callable[[str], Reranker | None]:
 
 
 def _llm_reranker(settings: Settings) -> Reranker | None:
-    from ingest.llm_judges import LLMAsker, service_for  # loads the LLM SDKs: only when asked for
+    from kg.ingest.llm_judges import LLMAsker, service_for  # loads the LLM SDKs: only when asked for
 
     rerank = settings.memory.retrieval.rerank
     if rerank.llm_service is not None:

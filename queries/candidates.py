@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from services.models import Role, Session, Turn, attachments_of
-from services.recall_models import Summary, summary_from_props
-from services.store import Store
-from services.values import native_props
-from queries.analysis import TimeWindow
-from queries.recipes import Key, Method
-from queries.turns import scoped
+from kg.core.models import Role, Session, Turn, attachments_of
+from kg.core.recall_models import Summary, summary_from_props
+from kg.core.store import Store
+from kg.core.values import native_props
+from kg.queries.analysis import TimeWindow
+from kg.queries.recipes import Key, Method
+from kg.queries.turns import scoped
 
 # (method, key) -> (index, property)
 INDEXES: dict[tuple[Method, Key], tuple[str, str]] = {
@@ -57,7 +57,7 @@ async def turn_list(
     depth: int, exact: bool, as_of: datetime | None, fetch: int = 0, alone: bool = False,
 ) -> list[Candidate]:
     """`fetch`: index hits to ask for on the approximate path (default: `depth` and a fifth);
-    `alone`: the namespace is the index's only tenant (`queries.turns.scoped`)."""
+    `alone`: the namespace is the index's only tenant (`kg.queries.turns.scoped`)."""
     index, prop = INDEXES[(method, key)]
     if method == "fulltext":
         query = scoped(namespace, [prop], lucene, alone)
@@ -156,7 +156,7 @@ def _turn(tid: str, namespace: str, session_id: str, idx: int, role: Role, speak
           external_id: str | None, model: str | None, kinds: list[str] | None = None,
           captions: list[str] | None = None, urls: list[str] | None = None) -> Turn:
     """A turn from the columns the hydrating queries return (`ts` in epoch µs; the attachments as
-    the node's parallel lists, `services.models.attachment_columns`)."""
+    the node's parallel lists, `kg.core.models.attachment_columns`)."""
     return Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
                 text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model,
                 attachments=attachments_of(kinds, captions, urls))

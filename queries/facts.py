@@ -2,7 +2,7 @@
 
 The belief filter (`recorded_at <= known_at < expired_at`) and the validity filter
 (`valid_from <= as_of < valid_to`) run in Cypher (`facts_at`, `facts_history`); this module turns
-rows into `FactView`s with a status and a confidence score (`queries.confidence`).
+rows into `FactView`s with a status and a confidence score (`kg.queries.confidence`).
 
 A view in the past is exact: reinforcements are events (`FactEvent`s) and reads are kept as read
 events on the fact, so with `known_at` a fact shows the reinforcement count, last reinforcement
@@ -14,12 +14,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from services.memory_settings import ConfidenceSettings
-from services.facts_models import FactStatus, FactView, entity_key, predicate_key
-from services.models import as_utc
-from services.store import Store
-from services.values import native_props
-from queries.confidence import score
+from kg.core.memory_settings import ConfidenceSettings
+from kg.core.facts_models import FactStatus, FactView, entity_key, predicate_key
+from kg.core.models import as_utc
+from kg.core.store import Store
+from kg.core.values import native_props
+from kg.queries.confidence import score
 
 
 

@@ -7,7 +7,7 @@
   "subject predicate object" to the query);
 - graph: closeness to the entities the query names: 1 for a fact about one of them or a turn they
   said, 0.5 for a fact evidenced by a retrieved turn or a summary naming one, else 0;
-- confidence: a fact's confidence at `as_of` (`queries.confidence`); turns and summaries: 1.
+- confidence: a fact's confidence at `as_of` (`kg.queries.confidence`); turns and summaries: 1.
 Superseded, retracted and expired facts never appear. Weights: `[memory.retrieval.recall]`.
 """
 
@@ -19,18 +19,18 @@ from collections.abc import Awaitable
 from datetime import datetime, timezone
 from typing import Any
 
-from services.memory_settings import ConfidenceSettings, RecallWeights
-from services.facts_models import FactView, entity_key
-from services.models import as_utc
-from services.recall_models import MemoryHit, RankedTurn, SessionHit
-from services.store import Store
-from services.values import native_props
-from queries import candidates as cand
-from queries.confidence import score as confidence_score
-from queries.fusion import normalized
-from queries.recipes import Recipe
-from queries.retrieve import Retrieval, Retriever
-from services.embeddings import embed_async
+from kg.core.memory_settings import ConfidenceSettings, RecallWeights
+from kg.core.facts_models import FactView, entity_key
+from kg.core.models import as_utc
+from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
+from kg.core.store import Store
+from kg.core.values import native_props
+from kg.queries import candidates as cand
+from kg.queries.confidence import score as confidence_score
+from kg.queries.fusion import normalized
+from kg.queries.recipes import Recipe
+from kg.queries.retrieve import Retrieval, Retriever
+from kg.core.embeddings import embed_async
 
 FACT_LIMIT = 50
 _WORDS = re.compile(r"[\w'’-]+")

@@ -10,7 +10,7 @@
     hierarchical  hybrid, then two stages: sessions ranked by their best turns and their summaries
                   (stage 1), turns re-ranked inside the top `sessions` (stage 2), top-K
 
-Any recipe may add a rerank stage (`reranker`, see `queries.rerank`): the first `rerank_top_n` turns
+Any recipe may add a rerank stage (`reranker`, see `kg.queries.rerank`): the first `rerank_top_n` turns
 of its final list (after stage 2 for hierarchical, the fused list for the others) reordered by a
 model reading the query with each turn. None of the named recipes reranks; the configured strategy
 gets `[memory.retrieval.rerank]`.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from services.memory_settings import SESSIONS_S, TURNS_PER_SESSION_T
+from kg.core.memory_settings import SESSIONS_S, TURNS_PER_SESSION_T
 from pydantic import BaseModel, ConfigDict, Field
 
 Method = Literal["vector", "fulltext"]

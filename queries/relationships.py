@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from services.facts_models import entity_key, predicate_key
-from services.models import as_utc
-from services.relationship_models import RelationshipStatus, RelationshipView
-from services.store import Store
-from services.values import native_props
+from kg.core.facts_models import entity_key, predicate_key
+from kg.core.models import as_utc
+from kg.core.relationship_models import RelationshipStatus, RelationshipView
+from kg.core.store import Store
+from kg.core.values import native_props
 
 
 

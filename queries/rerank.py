@@ -24,8 +24,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from services.memory_settings import RerankSettings
-from services.models import Turn
+from kg.core.memory_settings import RerankSettings
+from kg.core.models import Turn
 
 log = logging.getLogger(__name__)
 

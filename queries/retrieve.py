@@ -1,4 +1,4 @@
-"""Turn and session retrieval by recipe (see `queries.recipes`).
+"""Turn and session retrieval by recipe (see `kg.queries.recipes`).
 
 Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn's own text and/or
 its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
@@ -6,12 +6,12 @@ window, the speakers it names, and a question's score passed on to the turn that
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
 summaries' BM25 matches, dense ones too if the recipe weights them, plus the time window) and
 re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), keeping T
-per session, then top K. A recipe's rerank stage (`queries.rerank`) reorders the first
+per session, then top K. A recipe's rerank stage (`kg.queries.rerank`) reorders the first
 `rerank_top_n` of that final list (of the fused list for single-stage recipes); the scores stay
 with the ranks, so a reranked list still reads best first.
 
 Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
-tenants' turns), over their vectors cached in memory (`queries.vectors`); large ones by the HNSW
+tenants' turns), over their vectors cached in memory (`kg.queries.vectors`); large ones by the HNSW
 index, with stage 2 exact inside the chosen sessions.
 """
 
@@ -23,17 +23,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from services.memory_settings import RetrievalSettings, VectorSearchSettings
-from services.embeddings import Embedder, embed_async
-from services.models import Turn, as_utc
-from services.store import Store
-from queries import candidates as cand
-from queries.analysis import TimeWindow, content_terms, named, time_window
-from queries.fusion import best_per_group, group_scores, ranking, rrf
-from queries.recipes import Key, Method, Recipe
-from queries.rerank import Reranker, local_reranker, passage, rerank
-from queries.turns import lucene_escape
-from queries.vectors import NamespaceVectors
+from kg.core.memory_settings import RetrievalSettings, VectorSearchSettings
+from kg.core.embeddings import Embedder, embed_async
+from kg.core.models import Turn, as_utc
+from kg.core.store import Store
+from kg.queries import candidates as cand
+from kg.queries.analysis import TimeWindow, content_terms, named, time_window
+from kg.queries.fusion import best_per_group, group_scores, ranking, rrf
+from kg.queries.recipes import Key, Method, Recipe
+from kg.queries.rerank import Reranker, local_reranker, passage, rerank
+from kg.queries.turns import lucene_escape
+from kg.queries.vectors import NamespaceVectors
 
 log = logging.getLogger(__name__)
 

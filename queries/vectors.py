@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from services.store import Store
-from queries.candidates import Candidate, from_epoch_us
-from queries.recipes import Key
+from kg.core.store import Store
+from kg.queries.candidates import Candidate, from_epoch_us
+from kg.queries.recipes import Key
 
 Revision = tuple[int, Any]
 Row = tuple[str, str, int, str | None, datetime, bool]  # id, session, idx, speaker, ts, follows_question

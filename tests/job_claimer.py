@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from kg import load_settings  # kg first: it imports the ingest modules in their order
-from kg.job_kinds import JobKind
-from ingest.jobs import JobRun
-from kg.worker import Worker
-from services.config import JobSettings, Settings
-from services.store import Store
+from kg.jobs.kinds import JobKind
+from kg.jobs.queue import JobRun
+from kg.jobs.worker import Worker
+from kg.core.config import JobSettings, Settings
+from kg.core.store import Store
 
 JOBS = JobSettings(max_attempts=3, backoff_initial_s=0.05, lease_s=30, heartbeat_s=5, poll_s=0.1, concurrency=2)
 

@@ -7,9 +7,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from services.config import Settings
-from services.memory_settings import ConfidenceSettings
-from queries.confidence import last_touch, reinforcement_boost, score, staleness
+from kg.core.config import Settings
+from kg.core.memory_settings import ConfidenceSettings
+from kg.queries.confidence import last_touch, reinforcement_boost, score, staleness
 
 CFG = ConfidenceSettings()
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kg import config_reference
-from services.config import Settings
+from kg.core.config import Settings
 
 
 def test_the_reference_is_current() -> None:

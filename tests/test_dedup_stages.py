@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench.dedup_core import bcubed_f1, load_mentions, pairwise_metrics, run, score
-from ingest.dedup import (
+from kg.ingest.dedup import (
     DedupSettings,
     InMemoryCandidateSource,
     Mention,
@@ -20,9 +20,9 @@ from ingest.dedup import (
     normalize_name,
     profile,
 )
-from ingest.dedup.entity import absorb, new_entity
-from ingest.dedup.resolver import choose
-from ingest.dedup.model import MatchDecision
+from kg.ingest.dedup.entity import absorb, new_entity
+from kg.ingest.dedup.resolver import choose
+from kg.ingest.dedup.model import MatchDecision
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedup_dev.jsonl"
 SETTINGS = DedupSettings()

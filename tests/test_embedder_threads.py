@@ -9,7 +9,7 @@ import time
 import pytest
 
 from kg import load_settings
-from services.embeddings import QUERY_TEXTS, LocalMiniLM, embed_async, embedder_for
+from kg.core.embeddings import QUERY_TEXTS, LocalMiniLM, embed_async, embedder_for
 
 
 def test_a_query_is_embedded_while_a_batch_runs() -> None:
@@ -70,7 +70,7 @@ async def test_a_query_never_waits_for_the_event_loops_shared_threads() -> None:
 
 
 QUERY = "which database did we choose for the sensors?"
-FIRST_CALL = ("import json, sys\nfrom kg import load_settings\nfrom services.embeddings import embedder_for\n"
+FIRST_CALL = ("import json, sys\nfrom kg import load_settings\nfrom kg.core.embeddings import embedder_for\n"
               "print(json.dumps(embedder_for(load_settings().embedding).embed([sys.argv[1]])[0]))")
 
 

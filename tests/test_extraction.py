@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
-from ingest.extraction.chunking import chunks_for, estimate_tokens, merge, plan_chunks, turn_tokens
-from ingest.extraction.extractor import Extractor, Usage
-from ingest.extraction.models import (
+from kg.ingest.extraction.chunking import chunks_for, estimate_tokens, merge, plan_chunks, turn_tokens
+from kg.ingest.extraction.extractor import Extractor, Usage
+from kg.ingest.extraction.models import (
     QUOTE_MAX_CHARS,
     ChunkInput,
     ChunkTurn,
@@ -19,9 +19,9 @@ from ingest.extraction.models import (
     ExtractedFact,
     ExtractionResult,
 )
-from ingest.extraction.offline import OfflineExtractor, extract_offline
-from ingest.extraction.prompts import EXTRACT, EXTRACT_V1, PROMPTS, extract_v1
-from services.memory_settings import IndexingSettings
+from kg.ingest.extraction.offline import OfflineExtractor, extract_offline
+from kg.ingest.extraction.prompts import EXTRACT, EXTRACT_V1, PROMPTS, extract_v1
+from kg.core.memory_settings import IndexingSettings
 from tests.extraction_samples import T0, chunk, turns  # noqa: F401 - fixture
 
 

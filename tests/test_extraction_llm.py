@@ -10,13 +10,13 @@ from datetime import timedelta
 import pytest
 from pydantic import SecretStr
 
-from ingest.extraction.chunking import chunks_for, turn_tokens
-from ingest.extraction.extractor import ExtractionFailed, Usage
-from ingest.extraction.llm import LLMExtractor, extractor_for
-from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
-from ingest.extraction.prompts import EXTRACT_V1
-from services.config import LLMService, Settings
-from services.memory_settings import IndexingSettings
+from kg.ingest.extraction.chunking import chunks_for, turn_tokens
+from kg.ingest.extraction.extractor import ExtractionFailed, Usage
+from kg.ingest.extraction.llm import LLMExtractor, extractor_for
+from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
+from kg.ingest.extraction.prompts import EXTRACT_V1
+from kg.core.config import LLMService, Settings
+from kg.core.memory_settings import IndexingSettings
 from tests.extraction_samples import T0, chunk  # noqa: F401 - fixture
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
 

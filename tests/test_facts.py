@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory, Memory, Settings
-from services.facts_models import FactView
+from kg.core.facts_models import FactView
 from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -219,7 +219,7 @@ def test_sync_memory_has_the_fact_methods() -> None:
 def test_cli_facts_prints_point_in_time_views_and_history() -> None:
     from typer.testing import CliRunner
 
-    from kg.cli import app, console
+    from kg.cli.app import app, console
 
     ns = f"test-cli-facts-{uuid.uuid4().hex[:8]}"
     runner = CliRunner()

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kg import AsyncMemory
-from queries.confidence import score
+from kg.queries.confidence import score
 from tests.cypher_state import cypher_rows
 
 UTC = timezone.utc

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 
 from kg import AsyncMemory, load_settings
 from kg.http import create_app
-from services.store import resolve_connection
+from kg.core.store import resolve_connection
 from tests.http_client import running
 
 

@@ -15,7 +15,7 @@ import uvicorn
 
 from kg import AsyncMemory
 from kg.access import key_digest
-from kg import http_common
+from kg.http import common as http_common
 from kg.http import create_app
 from tests.http_client import api, msg, running, settings_with  # noqa: F401 - fixture
 

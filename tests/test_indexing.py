@@ -13,11 +13,11 @@ from typing import Any, AsyncIterator
 import pytest
 from pydantic import SecretStr
 
-from ingest.dedup import Mention
-from ingest.dedup.adjudication import LLMAdjudicator
-from ingest.dedup.neo4j_resolver import GraphResolver
+from kg.ingest.dedup import Mention
+from kg.ingest.dedup.adjudication import LLMAdjudicator
+from kg.ingest.dedup.neo4j_resolver import GraphResolver
 from kg import AsyncMemory, Settings
-from services.config import LLMService
+from kg.core.config import LLMService
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 from tests.cypher_state import cypher_rows
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.loaders import Rejected, read_jsonl, read_locomo
+from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg import AsyncMemory
-from services.models import Attachment, Message
+from kg.core.models import Attachment, Message
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -111,7 +111,7 @@ async def test_oversized_turn_is_stored_whole_and_embedded_truncated(
 ) -> None:
     limit = memory.settings.ingest.max_embed_chars
     text = "word " * (limit // 2)
-    with caplog.at_level(logging.WARNING, logger="ingest.turns"):
+    with caplog.at_level(logging.WARNING, logger="kg.ingest.turns"):
         turn = await memory.add_message(namespace, "user", text, T0)
     assert turn.text == text
     assert any("embedding its first" in r.message for r in caplog.records)

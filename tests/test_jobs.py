@@ -20,12 +20,12 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory, Settings
-from kg.job_kinds import JobKind
-from ingest.jobs import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
-from kg.sweeps import SWEEPS, latest_fire, reindex, run_sweep
-from kg.worker import Worker
-from services.config import JobSettings, Schedule
-from services.job_models import job_id
+from kg.jobs.kinds import JobKind
+from kg.jobs.queue import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
+from kg.jobs.sweeps import SWEEPS, latest_fire, reindex, run_sweep
+from kg.jobs.worker import Worker
+from kg.core.config import JobSettings, Schedule
+from kg.core.job_models import job_id
 from tests.cypher_state import cypher_rows, cypher_value
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -309,7 +309,7 @@ async def test_serve_summarizes_and_indexes_a_session_by_itself(memory: AsyncMem
     worker_process`); /health answers; stop is graceful."""
     import httpx
 
-    from kg.serve import serve
+    from kg.jobs.serve import serve
 
     t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
     await memory.add_turns(namespace, "s-served", [

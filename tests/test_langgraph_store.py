@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("langgraph.store.base", reason="the langgraph extra is not installed")
 
 from kg import AsyncMemory, Memory, load_settings  # noqa: E402
-from kg.langgraph_store import KgStore  # noqa: E402
+from kg.integrations.langgraph import KgStore  # noqa: E402
 from tests.cypher_state import cypher_value  # noqa: E402
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from ingest.llm_judges import LLMClusterLabeler, LLMCorrectionJudge, LLMPredicateResolver
+from kg.ingest.llm_judges import LLMClusterLabeler, LLMCorrectionJudge, LLMPredicateResolver
 from kg import AsyncMemory
-from services.config import Settings
+from kg.core.config import Settings
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 from tests.cypher_state import cypher_rows
 

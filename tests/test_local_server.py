@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kg import load_settings
-from services.neo4j_local import LocalNeo4j, LocalServerError
+from kg.core.neo4j_local import LocalNeo4j, LocalServerError
 
 
 def local(tmp_path: Path, **overrides) -> LocalNeo4j:

@@ -19,9 +19,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from kg import AsyncMemory, load_settings
 from kg.access import key_digest
-from services.config import HttpSettings
+from kg.core.config import HttpSettings
 from kg.http import create_app
-from kg.mcp import LocalScope, build_server
+from kg.mcp.server import LocalScope, build_server
 from tests.http_client import serving
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from typing import Any
 from mcp import Client
 
 from kg import AsyncMemory
-from kg.mcp import LocalScope, build_server
+from kg.mcp.server import LocalScope, build_server
 from tests.test_erase import data, stdio_params
 from tests.cypher_state import cypher_value
 

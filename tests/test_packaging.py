@@ -39,8 +39,8 @@ def test_the_cli_starts_without_the_server_extra() -> None:
 
 
 def test_a_door_without_its_extra_names_it() -> None:
-    for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.serve", "uvicorn", "server"),
-                                  ("kg.mcp", "mcp", "server"), ("kg.graphiti_import", "graphiti_core", "graphiti")):
+    for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.jobs.serve", "uvicorn", "server"),
+                                  ("kg.mcp.server", "mcp", "server"), ("kg.integrations.graphiti", "graphiti_core", "graphiti")):
         done = run(f"import {module}", hidden)
         assert done.returncode != 0
         assert f"pip install 'kg-memory[{extra}]'" in done.stderr, (module, done.stderr[-500:])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from queries.fusion import ranking, rrf
-from queries.vectors import SCORE_DECIMALS, ranked
+from kg.queries.fusion import ranking, rrf
+from kg.queries.vectors import SCORE_DECIMALS, ranked
 
 
 def test_equal_scores_rank_by_turn_id_whatever_the_cache_order() -> None:

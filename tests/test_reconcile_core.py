@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ingest.reconcile import Asserted, event_ids, stale
+from kg.ingest.reconcile import Asserted, event_ids, stale
 
 
 def asserted(event_id: str, statement: str | None = None, withdrawn: bool = False,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ingest.extraction.extractor import Usage
-from ingest.extraction.models import ChunkInput, ExtractionResult
+from kg.ingest.extraction.extractor import Usage
+from kg.ingest.extraction.models import ChunkInput, ExtractionResult
 
 from kg import AsyncMemory
 from tests.cypher_state import cypher_rows

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ingest.relationship_timeline import EdgeEvent, EdgeRecord, RelationshipTypes, edges_at, plan_edge
-from ingest.temporal import apply
+from kg.ingest.relationship_timeline import EdgeEvent, EdgeRecord, RelationshipTypes, edges_at, plan_edge
+from kg.ingest.temporal import apply
 
 UTC = timezone.utc
 

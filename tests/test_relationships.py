@@ -9,7 +9,7 @@ import httpx
 from mcp import Client
 
 from kg import AsyncMemory
-from kg.mcp import LocalScope, build_server
+from kg.mcp.server import LocalScope, build_server
 from tests.http_client import api  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
 

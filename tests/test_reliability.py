@@ -13,8 +13,8 @@ import pytest
 from mcp import Client
 
 from kg import AsyncMemory, load_settings
-from services.limits import FieldError
-from kg.mcp import LocalScope, build_server
+from kg.core.limits import FieldError
+from kg.mcp.server import LocalScope, build_server
 from tests.http_client import api, msg  # noqa: F401 - fixture
 
 
@@ -95,7 +95,7 @@ async def test_exact_predicates_keep_case_apart(memory: AsyncMemory, namespace: 
     settings = load_settings()
     values = settings.memory.values.model_copy(update={"predicates": {"password_hint": "exact"}})
     exact = settings.model_copy(update={"memory": settings.memory.model_copy(update={"values": values})})
-    from ingest.facts import FactWriter
+    from kg.ingest.facts import FactWriter
 
     writer = FactWriter(memory.store, exact)
     assert (await writer.remember(namespace, "user", "password_hint", "Blue")).decision == "added"

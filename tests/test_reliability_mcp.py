@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from kg import AsyncMemory
-from kg.mcp import LocalScope, build_server
+from kg.mcp.server import LocalScope, build_server
 from tests.cypher_state import cypher_rows, cypher_value
 
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)

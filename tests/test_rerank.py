@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from kg import AsyncMemory
-from services.config import Settings, load_settings
-from queries.recipes import HIERARCHICAL, HYBRID, recipe
-from queries.rerank import CrossEncoderReranker, complete, passage, rerank
-from queries.retrieve import Retriever
+from kg.core.config import Settings, load_settings
+from kg.queries.recipes import HIERARCHICAL, HYBRID, recipe
+from kg.queries.rerank import CrossEncoderReranker, complete, passage, rerank
+from kg.queries.retrieve import Retriever
 from tests.fake_llm import FakeLLM, fake_llm, recording  # noqa: F401
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

@@ -7,16 +7,16 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from services.memory_settings import VectorSearchSettings
+from kg.core.memory_settings import VectorSearchSettings
 from pydantic import ValidationError
 
 from kg import AsyncMemory
-from queries.analysis import named, time_window
-from queries.candidates import overfetch
-from queries.fusion import best_per_group, group_scores, normalized, ranking, rrf
-from queries.recall import query_keys
-from queries.recipes import BM25, FLAT, HIERARCHICAL, HYBRID, RECIPES, recipe
-from queries.retrieve import Retriever
+from kg.queries.analysis import named, time_window
+from kg.queries.candidates import overfetch
+from kg.queries.fusion import best_per_group, group_scores, normalized, ranking, rrf
+from kg.queries.recall import query_keys
+from kg.queries.recipes import BM25, FLAT, HIERARCHICAL, HYBRID, RECIPES, recipe
+from kg.queries.retrieve import Retriever
 
 NOW = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import cypher
+from kg import cypher
 from kg import AsyncMemory
-from services.store import EmbedderMismatch
+from kg.core.store import EmbedderMismatch
 from tests.cypher_state import cypher_value
 
 

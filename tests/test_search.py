@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from kg import AsyncMemory
-from queries.candidates import NamespaceSizes
-from queries.recipes import HIERARCHICAL
-from queries.retrieve import Retriever
-from queries.turns import bounded, scoped
+from kg.queries.candidates import NamespaceSizes
+from kg.queries.recipes import HIERARCHICAL
+from kg.queries.retrieve import Retriever
+from kg.queries.turns import bounded, scoped
 
 T0 = datetime(2025, 5, 1, 12, 0, tzinfo=timezone.utc)
 TEXTS = [

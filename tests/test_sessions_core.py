@@ -1,10 +1,10 @@
-"""Automatic sessions from timestamps alone (ingest.sessions), without a database."""
+"""Automatic sessions from timestamps alone (kg.ingest.sessions), without a database."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from ingest.sessions import runs
+from kg.ingest.sessions import runs
 
 
 def test_runs_join_spans_within_the_gap_and_name_them_by_their_start() -> None:

@@ -9,16 +9,16 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pydantic import SecretStr
 
-from ingest.extraction.chunking import estimate_tokens
-from ingest.extraction.models import ChunkTurn
-from ingest.summaries.keys import context_texts
-from ingest.summaries.llm import LLMSummarizer, summarizer_for
-from ingest.summaries.models import Part
-from ingest.summaries.offline import OfflineSummarizer, keyphrases
-from ingest.summaries.plan import rollup_groups, windows
-from ingest.summaries.writer import SessionSummarizer
+from kg.ingest.extraction.chunking import estimate_tokens
+from kg.ingest.extraction.models import ChunkTurn
+from kg.ingest.summaries.keys import context_texts
+from kg.ingest.summaries.llm import LLMSummarizer, summarizer_for
+from kg.ingest.summaries.models import Part
+from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
+from kg.ingest.summaries.plan import rollup_groups, windows
+from kg.ingest.summaries.writer import SessionSummarizer
 from kg import AsyncMemory
-from services.config import LLMService, Settings
+from kg.core.config import LLMService, Settings
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm  # noqa: F401 - fixture
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)

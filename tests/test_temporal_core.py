@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.temporal import (
+from kg.ingest.temporal import (
     Op,
     FactEvent,
     FactPlan,

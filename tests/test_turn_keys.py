@@ -12,13 +12,13 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-import cypher
-from ingest.loaders import Rejected, read_jsonl
-from ingest.reembed import reembed
-from ingest.sessions import TurnIds
-from ingest.turn_keys import turn_key
+from kg import cypher
+from kg.ingest.loaders import Rejected, read_jsonl
+from kg.ingest.reembed import reembed
+from kg.ingest.sessions import TurnIds
+from kg.ingest.turn_keys import turn_key
 from kg import AsyncMemory, load_settings
-from services.models import ATTACHMENTS_MAX, Attachment, Message
+from kg.core.models import ATTACHMENTS_MAX, Attachment, Message
 from tests.http_client import api  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
 

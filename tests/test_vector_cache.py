@@ -1,4 +1,4 @@
-"""The in-memory vector cache of small namespaces (`queries.vectors`): the same ranking as an exact
+"""The in-memory vector cache of small namespaces (`kg.queries.vectors`): the same ranking as an exact
 scan of the store, and never stale: new turns, new context keys and a deleted namespace show at once."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kg import AsyncMemory
-from queries.recipes import FLAT, Recipe
-from queries.retrieve import Retriever
+from kg.queries.recipes import FLAT, Recipe
+from kg.queries.retrieve import Retriever
 from tests.cypher_state import cypher_rows
 
 START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)

@@ -19,10 +19,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ingest.corrections.normalize import conflict, shape, tokens
-from services.memory_settings import CorrectionClusteringSettings
-from services.correction_models import LinkType
-from services.extras import require
+from kg.ingest.corrections.normalize import conflict, shape, tokens
+from kg.core.memory_settings import CorrectionClusteringSettings
+from kg.core.correction_models import LinkType
+from kg.core.extras import require
 
 
 def cluster_labels(vectors: np.ndarray, cfg: CorrectionClusteringSettings) -> tuple[list[int], bool]:

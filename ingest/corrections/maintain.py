@@ -18,13 +18,13 @@ from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from ingest.corrections.clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
-from services.memory_settings import CorrectionSettings
-from services.correction_models import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
-from services.correction_weight import CorrectionState, status_at, weight_at
-from services.models import as_utc
-from services.store import Store, Tx
-from services.values import native_props
+from kg.ingest.corrections.clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
+from kg.core.memory_settings import CorrectionSettings
+from kg.core.correction_models import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
+from kg.core.correction_weight import CorrectionState, status_at, weight_at
+from kg.core.models import as_utc
+from kg.core.store import Store, Tx
+from kg.core.values import native_props
 
 _ATTEMPTS = 3
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}

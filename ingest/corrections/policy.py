@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol, Sequence
 
-from ingest.corrections.normalize import RuleShape, conflict, shape
-from services.memory_settings import CorrectionSettings
-from services.correction_models import Decision, LinkType
+from kg.ingest.corrections.normalize import RuleShape, conflict, shape
+from kg.core.memory_settings import CorrectionSettings
+from kg.core.correction_models import Decision, LinkType
 
 
 @dataclass(frozen=True)

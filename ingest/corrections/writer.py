@@ -4,7 +4,7 @@ The normalized rule text is embedded outside any transaction. The write runs in 
 that first locks the namespace's `(:CorrectionLock)` (correction writers of a namespace queue, so
 two of them never both add the same rule), finds the live neighbours (exact cosine in small
 namespaces, the `correction_embedding` index in large ones), lets the judge's verdict or the
-deterministic policy decide (`ingest.corrections.policy`), and writes exactly that plan.
+deterministic policy decide (`kg.ingest.corrections.policy`), and writes exactly that plan.
 Statuses are graduated at the moment the correction was last seen; decay is applied by reads and
 by the nightly job.
 """
@@ -15,8 +15,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
-from ingest.corrections.normalize import normalize
-from ingest.corrections.policy import (
+from kg.ingest.corrections.normalize import normalize
+from kg.ingest.corrections.policy import (
     Candidate,
     CorrectionJudge,
     CorrectionPlan,
@@ -25,13 +25,13 @@ from ingest.corrections.policy import (
     fingerprint,
     plan_from_verdict,
 )
-from services.memory_settings import CorrectionSettings, VectorSearchSettings
-from services.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
-from services.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
-from services.embeddings import Embedder, embed_async
-from services.models import as_utc
-from services.store import Store, Tx
-from services.values import native
+from kg.core.memory_settings import CorrectionSettings, VectorSearchSettings
+from kg.core.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
+from kg.core.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
+from kg.core.embeddings import Embedder, embed_async
+from kg.core.models import as_utc
+from kg.core.store import Store, Tx
+from kg.core.values import native
 
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}
 

@@ -17,13 +17,13 @@ import logging
 from collections.abc import Sequence
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from ingest.dedup.model import Entity
-from ingest.dedup.profile import Profile
-from ingest.dedup.resolver import NONE_OF_THEM
-from ingest.extraction.extractor import Usage
-from ingest.extraction.llm import usage_of
-from services.config import LLMService, Settings
-from services.llm import LLMFailed, LLMTransport, service_for
+from kg.ingest.dedup.model import Entity
+from kg.ingest.dedup.profile import Profile
+from kg.ingest.dedup.resolver import NONE_OF_THEM
+from kg.ingest.extraction.extractor import Usage
+from kg.ingest.extraction.llm import usage_of
+from kg.core.config import LLMService, Settings
+from kg.core.llm import LLMFailed, LLMTransport, service_for
 
 log = logging.getLogger(__name__)
 

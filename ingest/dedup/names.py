@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ingest.dedup import lexicon
+from kg.ingest.dedup import lexicon
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _ACRONYM_SURFACE = re.compile(r"^(?:[A-Z]\.?){2,5}$|^(?:[A-Z]\.){2,5}$")

@@ -8,7 +8,7 @@ leave open, found by a first in-memory pass without the embedding stage; if the 
 needs another one, the rest are fetched and the pass is redone. (`vectors` embeds a batch up
 front instead, outside any transaction.)
 
-Ids of new entities follow the fact writer's scheme (`services.facts_models.entity_id` of the entity
+Ids of new entities follow the fact writer's scheme (`kg.core.facts_models.entity_id` of the entity
 key of the first surface form), so a fact about "Dana" and the entity resolved from "Dana" are
 one node; an entity the fact writer made from a bare subject name is adopted by the resolver. A
 second entity of the same name (told apart by an identifier, a qualifier or its type) gets the
@@ -33,16 +33,16 @@ from typing import Any, TypeVar
 
 from neo4j.exceptions import ConstraintError
 
-from ingest.dedup.entity import absorb
-from ingest.dedup.model import Entity, Mention, Resolution
-from ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
-from ingest.dedup.profile import Profile, profile
-from ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
-from services.memory_settings import VectorSearchSettings
-from services.dedup_settings import DedupSettings
-from services.facts_models import entity_id, entity_key
-from services.store import Store, Tx
-from services.embeddings import embed_async
+from kg.ingest.dedup.entity import absorb
+from kg.ingest.dedup.model import Entity, Mention, Resolution
+from kg.ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
+from kg.ingest.dedup.profile import Profile, profile
+from kg.ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
+from kg.core.memory_settings import VectorSearchSettings
+from kg.core.dedup_settings import DedupSettings
+from kg.core.facts_models import entity_id, entity_key
+from kg.core.store import Store, Tx
+from kg.core.embeddings import embed_async
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

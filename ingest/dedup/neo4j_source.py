@@ -30,13 +30,13 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from ingest.dedup.candidates import InMemoryCandidateSource
-from ingest.dedup.model import AttributeChange, Entity
-from ingest.dedup.names import compact_name, is_low_information, normalize_name
-from ingest.dedup.profile import Profile
-from services.memory_settings import VectorSearchSettings
-from services.dedup_settings import DedupSettings
-from services.store import Tx
+from kg.ingest.dedup.candidates import InMemoryCandidateSource
+from kg.ingest.dedup.model import AttributeChange, Entity
+from kg.ingest.dedup.names import compact_name, is_low_information, normalize_name
+from kg.ingest.dedup.profile import Profile
+from kg.core.memory_settings import VectorSearchSettings
+from kg.core.dedup_settings import DedupSettings
+from kg.core.store import Tx
 
 MAX_GRAMS = 64  # Lucene caps boolean clauses; a long name's first grams are plenty
 FUZZY_OVERFETCH = 2  # fulltext hits fetched per candidate kept after re-ranking by the fuzzy ratio

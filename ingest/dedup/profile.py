@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.dedup import lexicon
-from ingest.dedup.identifiers import identifiers, name_from_email, qualifiers
-from ingest.dedup.model import Mention
-from ingest.dedup.names import alias_keys, is_low_information, name_key, parse_person, place_qualifier
-from services.dedup_settings import DedupSettings
+from kg.ingest.dedup import lexicon
+from kg.ingest.dedup.identifiers import identifiers, name_from_email, qualifiers
+from kg.ingest.dedup.model import Mention
+from kg.ingest.dedup.names import alias_keys, is_low_information, name_key, parse_person, place_qualifier
+from kg.core.dedup_settings import DedupSettings
 
 
 @dataclass(frozen=True)

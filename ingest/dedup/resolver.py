@@ -5,19 +5,19 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from ingest.dedup.candidates import CandidateSource
-from ingest.dedup.entity import absorb, new_entity
-from ingest.dedup.model import STAGE_RANK, Entity, MatchDecision, Mention, Resolution
-from ingest.dedup.profile import Profile, profile
-from services.dedup_settings import DedupSettings
-from services.embeddings import TextEmbedder
-from ingest.dedup.stages import compare
+from kg.ingest.dedup.candidates import CandidateSource
+from kg.ingest.dedup.entity import absorb, new_entity
+from kg.ingest.dedup.model import STAGE_RANK, Entity, MatchDecision, Mention, Resolution
+from kg.ingest.dedup.profile import Profile, profile
+from kg.core.dedup_settings import DedupSettings
+from kg.core.embeddings import TextEmbedder
+from kg.ingest.dedup.stages import compare
 
 
 
 # Stage 5: settles an ambiguous outcome. Gets the mention and the ambiguous candidates; returns
 # the id of the one it is, NONE_OF_THEM (a new entity), or None when it could not decide (then
-# `on_ambiguous` applies). See `ingest.dedup.adjudication`.
+# `on_ambiguous` applies). See `kg.ingest.dedup.adjudication`.
 Adjudicate = Callable[[Profile, Sequence[Entity]], "str | None"]
 NONE_OF_THEM = ""
 

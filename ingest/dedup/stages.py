@@ -11,9 +11,9 @@ from __future__ import annotations
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
-from ingest.dedup import lexicon
-from ingest.dedup.model import Entity, MatchDecision, Mention
-from ingest.dedup.names import (
+from kg.ingest.dedup import lexicon
+from kg.ingest.dedup.model import Entity, MatchDecision, Mention
+from kg.ingest.dedup.names import (
     acronyms,
     compact_name,
     is_acronym,
@@ -25,8 +25,8 @@ from ingest.dedup.names import (
     parse_person,
     variants_agree,
 )
-from ingest.dedup.profile import Profile, profile
-from services.dedup_settings import DedupSettings
+from kg.ingest.dedup.profile import Profile, profile
+from kg.core.dedup_settings import DedupSettings
 
 NO_MATCH = MatchDecision("none", 0.0, "different", "no stage matched")
 # How sure each alias kind is: a nickname is near-certain, a lone initial is a guess.

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from ingest.extraction.models import (
+from kg.ingest.extraction.models import (
     ChunkInput,
     ChunkTurn,
     ExtractedCorrection,
@@ -27,7 +27,7 @@ from ingest.extraction.models import (
     ExtractedRelationship,
     ExtractionResult,
 )
-from services.memory_settings import IndexingSettings
+from kg.core.memory_settings import IndexingSettings
 
 CHARS_PER_TOKEN = 4
 TURN_OVERHEAD_TOKENS = 24  # the <turn id role speaker ts> wrapper around each turn's text

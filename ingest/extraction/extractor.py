@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ingest.extraction.models import ChunkInput, ExtractionResult
+from kg.ingest.extraction.models import ChunkInput, ExtractionResult
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """LLM extraction (and the other structured per-session tasks) through the one LLM transport.
 
 `LLMExtractor` asks one `Prompt` (a versioned message builder paired with its response model) per
-chunk through `services.llm.LLMTransport`, which owns the instructor client, the transport retries,
+chunk through `kg.core.llm.LLMTransport`, which owns the instructor client, the transport retries,
 the redaction and the usage meter. When the retries are spent `ExtractionFailed` is raised with
-the (redacted) reason. `extractor_for(settings)` picks the backend by `services.llm.service_for`.
+the (redacted) reason. `extractor_for(settings)` picks the backend by `kg.core.llm.service_for`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from ingest.extraction.extractor import ExtractionFailed, Usage
-from ingest.extraction.models import ChunkInput, ExtractionResult
-from ingest.extraction.offline import OfflineExtractor
-from ingest.extraction.prompts import EXTRACT, Prompt
-from services.config import LLMService, Settings
-from services.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
+from kg.ingest.extraction.extractor import ExtractionFailed, Usage
+from kg.ingest.extraction.models import ChunkInput, ExtractionResult
+from kg.ingest.extraction.offline import OfflineExtractor
+from kg.ingest.extraction.prompts import EXTRACT, Prompt
+from kg.core.config import LLMService, Settings
+from kg.core.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ingest.extraction.chunking import merge
-from ingest.extraction.extractor import Usage
-from ingest.extraction.models import (
+from kg.ingest.extraction.chunking import merge
+from kg.ingest.extraction.extractor import Usage
+from kg.ingest.extraction.models import (
     QUOTE_MAX_CHARS,
     ChunkInput,
     ChunkTurn,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
+from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 
 Messages = list[dict[str, str]]
 

@@ -22,12 +22,12 @@ from typing import Any
 
 from pydantic import Field
 
-from ingest.extraction.extractor import Usage
-from ingest.extraction.models import ChunkInput, ExtractionResult
-from ingest.extraction.prompts import _SYSTEM_V1 as _EXTRACT_SYSTEM_V1
-from ingest.extraction.prompts import Messages, Prompt, render_turns
-from ingest.summaries.models import SummaryDraft
-from services.store import Store
+from kg.ingest.extraction.extractor import Usage
+from kg.ingest.extraction.models import ChunkInput, ExtractionResult
+from kg.ingest.extraction.prompts import _SYSTEM_V1 as _EXTRACT_SYSTEM_V1
+from kg.ingest.extraction.prompts import Messages, Prompt, render_turns
+from kg.ingest.summaries.models import SummaryDraft
+from kg.core.store import Store
 
 SESSION_V1 = "session-v1"
 
@@ -106,7 +106,7 @@ class CachedExtractor:
 def session_extractor_for(settings: Any, store: Store) -> Any:
     """Indexing's extractor: the session call (cached on the session) when an LLM is configured,
     else the offline extractor."""
-    from ingest.extraction.llm import LLMExtractor, extractor_for  # loads the LLM SDKs
+    from kg.ingest.extraction.llm import LLMExtractor, extractor_for  # loads the LLM SDKs
 
     extractor = extractor_for(settings)
     return CachedExtractor(extractor, store) if isinstance(extractor, LLMExtractor) else extractor

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ingest.extraction.models import ChunkTurn
+from kg.ingest.extraction.models import ChunkTurn
 
 NEIGHBOUR_CHARS = 300
 
@@ -23,7 +23,7 @@ def _line(turn: ChunkTurn, attachments: str, clip: bool) -> str:
 
 def context_texts(turns: Sequence[ChunkTurn], width: int, attachments: Sequence[str] = ()) -> list[str]:
     """For each turn of one session (in order): its window of `width` turns either side.
-    `attachments`: per turn, its attachments as keys show them (`ingest.turn_keys.attachment_text`)."""
+    `attachments`: per turn, its attachments as keys show them (`kg.ingest.turn_keys.attachment_text`)."""
     shown = list(attachments) or [""] * len(turns)
     out = []
     for i, turn in enumerate(turns):

@@ -1,7 +1,7 @@
 """The LLM summarizers, and the factory choosing them or the offline summarizer.
 
 - `SessionCallSummarizer` (closed sessions): the summary is part of the session call's answer
-  (`ingest.extraction.session`, `session-v1`), so a session that fits the budget costs one call
+  (`kg.ingest.extraction.session`, `session-v1`), so a session that fits the budget costs one call
   for indexing and summarizing together; its windows are the extraction chunks.
 - `LLMSummarizer` (open sessions, at most every `[session] llm_summary_every_messages`): a
   summary of the turns (`summarize-v1`); the writer keeps the offline summary current in between.
@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingest.extraction.chunking import chunks_for
-from ingest.extraction.extractor import ExtractionFailed
-from ingest.extraction.llm import LLMExtractor, extractor_for
-from ingest.extraction.models import ChunkInput, ChunkTurn
-from ingest.extraction.session import SESSION_V1, CachedExtractor
-from ingest.summaries.models import Part, Summarizer, SummaryDraft
-from ingest.summaries.offline import OfflineSummarizer
-from ingest.summaries.prompts import ROLLUP, SUMMARIZE, parts_chunk
-from services.config import Settings
-from services.embeddings import Embedder
-from services.store import Store
+from kg.ingest.extraction.chunking import chunks_for
+from kg.ingest.extraction.extractor import ExtractionFailed
+from kg.ingest.extraction.llm import LLMExtractor, extractor_for
+from kg.ingest.extraction.models import ChunkInput, ChunkTurn
+from kg.ingest.extraction.session import SESSION_V1, CachedExtractor
+from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
+from kg.ingest.summaries.offline import OfflineSummarizer
+from kg.ingest.summaries.prompts import ROLLUP, SUMMARIZE, parts_chunk
+from kg.core.config import Settings
+from kg.core.embeddings import Embedder
+from kg.core.store import Store
 
 
 class SummaryFailed(RuntimeError):

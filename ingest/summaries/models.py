@@ -7,8 +7,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
-from ingest.extraction.models import ChunkTurn
-from services.recall_models import Outcome
+from kg.ingest.extraction.models import ChunkTurn
+from kg.core.recall_models import Outcome
 
 TEXT_MAX_CHARS = 4000
 

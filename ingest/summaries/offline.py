@@ -14,12 +14,12 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence, Set as AbstractSet
 
-from ingest.extraction.models import ChunkInput, ChunkTurn
-from ingest.extraction.offline import extract_offline
-from ingest.summaries.models import Part, SummaryDraft
-from services.memory_settings import SummarySettings
-from services.embeddings import Embedder, embed_async
-from services.recall_models import OFFLINE_MODEL
+from kg.ingest.extraction.models import ChunkInput, ChunkTurn
+from kg.ingest.extraction.offline import extract_offline
+from kg.ingest.summaries.models import Part, SummaryDraft
+from kg.core.memory_settings import SummarySettings
+from kg.core.embeddings import Embedder, embed_async
+from kg.core.recall_models import OFFLINE_MODEL
 
 OFFLINE_PROMPT = "extractive-v1"
 QUOTE_CHARS = 320

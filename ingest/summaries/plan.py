@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ingest.extraction.chunking import CHARS_PER_TOKEN, estimate_tokens, turn_tokens
-from ingest.extraction.models import ChunkTurn
-from ingest.summaries.models import Part
+from kg.ingest.extraction.chunking import CHARS_PER_TOKEN, estimate_tokens, turn_tokens
+from kg.ingest.extraction.models import ChunkTurn
+from kg.ingest.summaries.models import Part
 
 PART_OVERHEAD_TOKENS = 16
 T = TypeVar("T")

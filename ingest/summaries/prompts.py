@@ -1,15 +1,15 @@
 """Versioned summary prompts: pure functions from turns (or part summaries) to chat messages.
 
 Each is paired with its response model in an extraction `Prompt`, so the extraction backends
-(`ingest.extraction.llm.extractor_for(settings, prompt=...)`) run them. The version is stored on
+(`kg.ingest.extraction.llm.extractor_for(settings, prompt=...)`) run them. The version is stored on
 every summary; change the wording, bump the version.
 """
 
 from __future__ import annotations
 
-from ingest.extraction.models import ChunkInput, ChunkTurn
-from ingest.extraction.prompts import Messages, Prompt
-from ingest.summaries.models import Part, SummaryDraft
+from kg.ingest.extraction.models import ChunkInput, ChunkTurn
+from kg.ingest.extraction.prompts import Messages, Prompt
+from kg.ingest.summaries.models import Part, SummaryDraft
 
 SUMMARIZE_V1 = "summarize-v1"
 ROLLUP_V1 = "rollup-v1"

@@ -17,18 +17,18 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ingest.extraction.models import ChunkTurn
-from ingest.summaries.keys import context_texts
-from ingest.summaries.models import Part, Summarizer, SummaryDraft
-from ingest.summaries.offline import OfflineSummarizer
-from ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
-from ingest.turn_keys import attachment_text, stored_attachments
-from services.config import Settings
-from services.embeddings import Embedder, embed_async
-from services.llm_usage import metering
-from services.recall_models import OFFLINE_MODEL, Summary, summary_from_props
-from services.store import Store, Tx
-from services.values import native
+from kg.ingest.extraction.models import ChunkTurn
+from kg.ingest.summaries.keys import context_texts
+from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
+from kg.ingest.summaries.offline import OfflineSummarizer
+from kg.ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
+from kg.ingest.turn_keys import attachment_text, stored_attachments
+from kg.core.config import Settings
+from kg.core.embeddings import Embedder, embed_async
+from kg.core.llm_usage import metering
+from kg.core.recall_models import OFFLINE_MODEL, Summary, summary_from_props
+from kg.core.store import Store, Tx
+from kg.core.values import native
 
 log = logging.getLogger(__name__)
 DUE_PAGE = 500

@@ -1,0 +1,3 @@
+from kg.cli.app import app
+
+app()

@@ -1,0 +1,97 @@
+"""`kg search`: the turns that best answer a question, by the memory's retriever (every door runs
+the same one); through a running `kg serve` when one answers (no model to load), else locally.
+Every user string printed is escaped: Rich would read "psycopg[binary]" as markup."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional, Sequence
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from kg.core.config import Settings, load_settings
+from kg.core.recall_models import RankedTurn
+from kg.cli.terminal import NAMESPACE, console, err, run
+
+
+def print_hits(query: str, recipe: str, hits: Sequence[RankedTurn]) -> None:
+    table = Table(title=escape(f"{recipe}: {query}"), show_lines=False)
+    for col in ("score", "session", "when", "speaker"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("text", overflow="fold", ratio=1)
+    for h in hits:
+        t = h.turn
+        text = t.text if len(t.text) < 160 else t.text[:157] + "..."
+        table.add_row(f"{h.score:.3f}", escape(t.session_id), t.ts.strftime("%Y-%m-%d %H:%M"),
+                      escape(t.speaker or t.role), escape(text))
+    console.print(table)
+
+
+def serve_url(settings: Settings) -> str:
+    host = settings.http.host
+    host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    return f"http://{'[' + host + ']' if ':' in host else host}:{settings.http.port}"
+
+
+def via_serve(settings: Settings, namespace: str, query: str, k: int, recipe: str | None) -> list[RankedTurn] | None:
+    """The hits from a running `kg serve` ([http] host and port), or None when none answers /health."""
+    import httpx
+
+    base = serve_url(settings)
+    try:
+        if httpx.get(f"{base}/health", timeout=0.5).status_code != 200:
+            return None
+    except httpx.HTTPError:
+        return None
+    key = os.environ.get("KG_API_KEY")
+    err.print(f"searching through kg serve at {base}", highlight=False)
+    params: dict[str, Any] = {"q": query, "k": k} | ({"strategy": recipe} if recipe else {})
+    try:
+        r = httpx.get(f"{base}/v1/namespaces/{namespace}/search", params=params,
+                      headers={"X-API-Key": key} if key else {}, timeout=60)
+    except httpx.HTTPError as exc:
+        err.print(f"[red]error:[/] kg serve at {base} did not answer: {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    if r.status_code != 200:
+        body: Any = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+        hint = " (set KG_API_KEY)" if r.status_code in (401, 403) else ""
+        err.print(f"[red]error:[/] {r.status_code} {escape(str(body.get('message', r.text[:200])))}{hint}")
+        raise typer.Exit(2)
+    return [RankedTurn.model_validate(h) for h in r.json()]
+
+
+def search(
+    query: str = typer.Argument(...),
+    namespace: str = NAMESPACE,
+    k: int = typer.Option(5, "--k", "-k", min=1, max=200),
+    recipe: Optional[str] = typer.Option(None, "--recipe", "-r", help="flat, bm25, hybrid or hierarchical; default "
+                                         "the configured strategy (vector and fulltext: old names of flat and bm25)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the hits as JSON."),
+    local: bool = typer.Option(False, "--local", help="Search in this process even when kg serve is up."),
+) -> None:
+    """Search the turns of a namespace with the memory's retriever (through a running `kg serve` when
+    one is up: no model load)."""
+    from kg.queries.recipes import recipe as pick
+
+    settings = load_settings()
+    try:
+        pick(recipe or settings.memory.retrieval.strategy)
+    except ValueError as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    hits = None if local else via_serve(settings, namespace, query, k, recipe)
+    if hits is None:
+        from kg.memory import AsyncMemory
+
+        async def go() -> list[RankedTurn]:
+            async with AsyncMemory(settings) as memory:
+                return await memory.search_turns(namespace, query, k, recipe)
+
+        hits = run(go(), ValueError)
+    if as_json:
+        print(json.dumps([h.model_dump(mode="json") for h in hits]))
+    else:
+        print_hits(query, hits[0].recipe if hits else (recipe or settings.memory.retrieval.strategy), hits)

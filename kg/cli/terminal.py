@@ -1,0 +1,61 @@
+"""What every `kg` command shares: the consoles, running a coroutine with clear errors, and
+parsing the time options."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import datetime, timezone
+from typing import Any, Coroutine, Optional, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from kg.core.embeddings import EmbeddingError
+from kg.core.neo4j_local import LocalServerError
+from kg.core.store import StoreError
+
+T = TypeVar("T")
+
+# Pipes and CI logs get wide, readable tables; a terminal keeps its own width.
+console = Console(width=None if sys.stdout.isatty() else 140)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+
+
+def run(coro: Coroutine[Any, Any, T], *also: type[Exception]) -> T:
+    """Run a command's coroutine; a database, server or embedder problem (or one of `also`, the
+    command's own user errors) exits 2 with its message."""
+    expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)
+    try:
+        return asyncio.run(coro)
+    except expected as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+
+
+def instant(text: Optional[str], option: str) -> Optional[datetime]:
+    """An ISO 8601 option value as an aware datetime (UTC when no zone is given)."""
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        err.print(f"[red]error:[/] {option} expects an ISO 8601 date or time, got {escape(repr(text))}")
+        raise typer.Exit(2) from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def namespace_option(value: Optional[str]) -> Optional[str]:
+    """A `--namespace` callback: the rule every door applies (`kg.core.models.check_namespace`)."""
+    from kg.core.models import check_namespace
+
+    if value is None:
+        return None
+    try:
+        return check_namespace(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).split(": ", 1)[1]) from None
+
+
+NAMESPACE = typer.Option(..., "--namespace", "-n", callback=namespace_option, help="The namespace.")

@@ -1,0 +1,188 @@
+"""The domain objects that cross the public API: messages in, sessions and turns out, search hits."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from kg.core.limits import MAX_CHARS, SessionId, Timestamp
+
+Role = Literal["user", "assistant", "system", "tool"]
+ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
+
+
+NAMESPACE_PATTERN = re.compile(r"[A-Za-z0-9_.:@\-]{1,200}")  # whole string: fullmatch
+NAMESPACE_RULE = "1 to 200 characters of letters, digits and _ . : @ -, not '.' or '..'"
+
+
+def valid_namespace(namespace: object) -> bool:
+    """A URL path segment as it is ("." and ".." would be resolved away before the API saw them)."""
+    return isinstance(namespace, str) and bool(NAMESPACE_PATTERN.fullmatch(namespace)) and namespace not in (".", "..")
+
+
+def check_namespace(namespace: object, field: str = "namespace") -> str:
+    """The one namespace rule of every door (Python, HTTP, MCP, CLI); ValueError naming the field and why."""
+    if not isinstance(namespace, str) or not valid_namespace(namespace):
+        shown = repr(namespace) if not isinstance(namespace, str) or len(namespace) <= 60 else \
+            f"{namespace[:40]!r}... ({len(namespace)} characters)"
+        raise ValueError(f"{field}: {shown} is not a valid namespace: {NAMESPACE_RULE}")
+    return namespace
+
+
+def as_utc(value: datetime) -> datetime:
+    """Timezone-aware UTC; a naive timestamp is taken to be UTC already."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+ATTACHMENTS_MAX = 16
+ATTACHMENT_CAPTION_MAX_CHARS = 2000
+
+
+class Attachment(BaseModel):
+    """Something shared with a message (an image, a file, a link): what it is and what it shows.
+    The caption is searchable: it is part of the turn's key (docs/turn-keys.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.+/\-]+$",
+                      description="image, file, audio, link, a MIME type...")
+    caption: str = Field(min_length=1, max_length=ATTACHMENT_CAPTION_MAX_CHARS)
+    url: str | None = Field(default=None, min_length=1, max_length=2048)
+
+    @field_validator("caption")
+    @classmethod
+    def _caption_not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("caption is blank")
+        return v
+
+
+def attachment_columns(attachments: list[Attachment]) -> dict[str, list[str] | None]:
+    """How attachments are stored on a Turn node (properties cannot hold maps): parallel lists,
+    "" for a missing url; none at all for a turn without attachments."""
+    if not attachments:
+        return {"attachment_kinds": None, "attachment_captions": None, "attachment_urls": None}
+    return {"attachment_kinds": [a.kind for a in attachments],
+            "attachment_captions": [a.caption for a in attachments],
+            "attachment_urls": [a.url or "" for a in attachments]}
+
+
+def attachments_of(kinds: list[str] | None, captions: list[str] | None, urls: list[str] | None) -> list[Attachment]:
+    """The inverse of `attachment_columns`."""
+    if not kinds:
+        return []
+    return [Attachment(kind=k, caption=c, url=u or None)
+            for k, c, u in zip(kinds, captions or [], urls or [""] * len(kinds), strict=True)]
+
+
+class Message(BaseModel):
+    """One message as an agent records it; `session_id` is optional (assigned by time gap)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+    namespace: str
+    role: Role
+    text: str = Field(min_length=1)
+    ts: Timestamp
+    speaker: str | None = Field(default=None, max_length=MAX_CHARS["speaker"])
+    session_id: SessionId | None = None
+    external_id: str | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
+    attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, v: str) -> str:
+        if not valid_namespace(v):
+            raise ValueError(NAMESPACE_RULE)
+        return v
+
+    @field_validator("ts")
+    @classmethod
+    def _utc(cls, v: datetime) -> datetime:
+        return as_utc(v)
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("text is blank")
+        return v
+
+
+class Turn(BaseModel):
+    id: str
+    namespace: str
+    session_id: str
+    idx: int
+    role: Role
+    speaker: str | None = None
+    text: str
+    ts: datetime
+    external_id: str | None = None
+    embedding_model: str | None = None
+    attachments: list[Attachment] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_attachments(cls, value: Any) -> Any:
+        """Accepts the node's parallel lists (`attachment_columns`) in place of `attachments`."""
+        if isinstance(value, dict) and "attachment_kinds" in value:
+            value = dict(value)
+            value["attachments"] = attachments_of(value.pop("attachment_kinds"), value.pop("attachment_captions", None),
+                                                  value.pop("attachment_urls", None))
+        return value
+
+
+class Session(BaseModel):
+    id: str
+    namespace: str
+    started_at: datetime
+    ended_at: datetime
+    message_count: int
+    status: str
+    llm_calls: int = 0  # what indexing and summarizing it cost, summed over every run
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class SessionTurns(BaseModel):
+    session: Session
+    turns: list[Turn]
+
+
+class IngestReport(BaseModel):
+    """What an ingest did: counts, and the rejected lines with where and why."""
+
+    received: int = 0
+    written: int = 0  # new turns
+    existing: int = 0  # already stored (idempotent re-ingest)
+    sessions: int = 0  # distinct sessions the input touched
+    truncated_for_embedding: int = 0
+    rejected: list[str] = Field(default_factory=list)
+
+    def merge(self, other: "IngestReport") -> None:
+        self.received += other.received
+        self.written += other.written
+        self.existing += other.existing
+        self.truncated_for_embedding += other.truncated_for_embedding
+        self.rejected.extend(other.rejected)
+
+
+EraseScope = Literal["session", "subject", "namespace"]
+
+
+class Erasure(BaseModel):
+    """The audit record an erase leaves: what scope, a SHA-256 of the target (never its text), when
+    (server time), by whom (an API key's digest prefix, or "local") and how many nodes of each label
+    (and relationships, as "RELATES_TO") were removed."""
+
+    id: str
+    namespace: str
+    scope: EraseScope
+    target_hash: str
+    erased_at: datetime
+    by: str
+    counts: dict[str, int]

@@ -1,0 +1,221 @@
+"""The Neo4j store: the one place that talks to the driver.
+
+Statements come from `cypher/` by name; values are always parameters. Labels and relationship
+types only ever come from those files. The store also owns the schema: migrations (recorded as
+`(:Migration)` nodes) and the embedding space the vector indexes are sized for.
+
+Cluster-ready: `read` runs in a managed read transaction (routed to a secondary under a
+`neo4j://` URI), `write` and `transaction` in managed write transactions (the leader), retried on
+transient errors. Every one of them, and the sessions the store opens, shares the driver's
+`execute_query_bookmark_manager`, so a read that follows the caller's own write waits for it on
+whichever server serves the read (causal consistency). `autocommit` is the one exception, for
+statements that manage their own transactions (`CALL ... IN TRANSACTIONS`). See docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, TypeVar
+
+import neo4j
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j.exceptions import AuthError, ServiceUnavailable, TransientError
+
+from kg import cypher
+from kg.core.config import Settings
+from kg.core.neo4j_local import LocalNeo4j
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+DEADLOCK_ROUNDS = 6  # rounds of the driver's retry budget a write transaction gets on transient errors
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used as configured; the message says why and what to do."""
+
+
+class EmbedderMismatch(StoreError):
+    pass
+
+
+@dataclass(frozen=True)
+class Connection:
+    uri: str
+    user: str
+    password: str | None
+    database: str
+    managed: bool
+
+
+def resolve_connection(settings: Settings, start: bool = True) -> Connection:
+    """Configured URI, or the managed local server (started when `start`)."""
+    cfg = settings.neo4j
+    password = cfg.password.get_secret_value() if cfg.password else None
+    if cfg.uri:
+        return Connection(cfg.uri, cfg.user, password, cfg.database, managed=False)
+    local = LocalNeo4j(cfg.local, password)
+    if start:
+        local.start(echo=log.info)
+    return Connection(local.bolt_uri, cfg.user, local.password(), cfg.database, managed=True)
+
+
+class Store:
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self.driver = driver
+        self.database = database
+
+    @classmethod
+    async def connect(cls, settings: Settings) -> "Store":
+        conn = resolve_connection(settings)
+        auth = (conn.user, conn.password) if conn.password is not None else None
+        cfg = settings.neo4j
+        driver = AsyncGraphDatabase.driver(  # timeouts: with the database down, fail in about a second
+            conn.uri, auth=auth, max_connection_pool_size=50, notifications_min_severity="OFF",
+            connection_timeout=cfg.connection_timeout_s,
+            connection_acquisition_timeout=cfg.connection_acquisition_timeout_s,
+            max_transaction_retry_time=cfg.max_transaction_retry_time_s,
+        )
+        try:
+            await driver.verify_connectivity()
+        except AuthError as exc:
+            await driver.close()
+            hint = ("the local database keeps the password it was first started with (see "
+                    f"{settings.neo4j.local.data_dir}/neo4j/password)") if conn.managed else "check NEO4J_PASSWORD"
+            raise StoreError(f"Neo4j at {conn.uri} refused the credentials of user {conn.user!r}: {hint}") from exc
+        except (ServiceUnavailable, OSError) as exc:
+            await driver.close()
+            raise StoreError(f"cannot reach Neo4j at {conn.uri}: {exc}") from exc
+        return cls(driver, conn.database)
+
+    async def close(self) -> None:
+        await self.driver.close()
+
+    # -- statements -------------------------------------------------------------------------
+    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        records, _, _ = await self.driver.execute_query(
+            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+        )
+        return [r.data() for r in records]
+
+    async def read_row(self, name: str, **params: Any) -> dict[str, Any]:
+        """The one row of a read query that returns its result as lists (the retrieval queries), with
+        the values as the driver decodes them: `read`'s per-value graph-to-dict pass is skipped, which
+        on a few thousand list elements cost more than the query."""
+        records, _, _ = await self.driver.execute_query(
+            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+        )
+        return dict(zip(records[0].keys(), records[0].values())) if records else {}
+
+    async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        records, _, _ = await self.driver.execute_query(
+            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
+        )
+        return [r.data() for r in records]
+
+    async def autocommit(self, name: str, **params: Any) -> None:
+        """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`): an
+        auto-commit transaction, sent to the leader, not retried; it joins the shared bookmarks."""
+        async with self._session(neo4j.WRITE_ACCESS) as session:
+            result = await session.run(cypher.load(name), params)
+            await result.consume()
+
+    async def transaction(self, work: Callable[["Tx"], Awaitable[T]]) -> T:
+        """Run `work` in one write transaction, retried as a whole on transient errors (deadlocks)."""
+
+        async def unit(tx: AsyncManagedTransaction) -> T:
+            return await work(Tx(tx))
+
+        # The driver's own retry budget is short so that a database that is down fails fast
+        # ([neo4j] max_transaction_retry_time_s); deadlocks between live writers get more rounds here.
+        for attempt in range(DEADLOCK_ROUNDS):
+            try:
+                async with self._session(neo4j.WRITE_ACCESS) as session:
+                    return await session.execute_write(unit)
+            except TransientError:
+                if attempt == DEADLOCK_ROUNDS - 1:
+                    raise
+                await asyncio.sleep(0.05 * 2 ** attempt)
+        raise AssertionError("unreachable")
+
+    async def ping(self, timeout_s: float) -> None:
+        """One round trip, not retried: raises ServiceUnavailable when there is no answer in `timeout_s`."""
+        async def once() -> None:
+            async with self.driver.session(database=self.database) as session:
+                result = await session.run(cypher.load("queries/health"))
+                await result.consume()
+
+        try:
+            await asyncio.wait_for(once(), timeout_s)
+        except (asyncio.TimeoutError, OSError) as exc:
+            raise ServiceUnavailable(f"the database did not answer within {timeout_s} s") from exc
+
+    def _session(self, access: str) -> neo4j.AsyncSession:
+        """A session in the bookmark chain `execute_query` uses: reads after it see its writes."""
+        return self.driver.session(database=self.database, default_access_mode=access,
+                                   bookmark_manager=self.driver.execute_query_bookmark_manager)
+
+    # -- schema -----------------------------------------------------------------------------
+    async def migrate(self, embedder_name: str, dim: int) -> list[str]:
+        """Apply pending migrations, check the embedding space, ensure vector indexes. Idempotent."""
+        done = await self.migrate_structure()
+        await self.check_embedding_space(embedder_name, dim)
+        await self.ensure_vector_indexes(dim)
+        return done
+
+    async def migrate_structure(self) -> list[str]:
+        """Apply the numbered files of `cypher/migrations/` not yet recorded as `(:Migration)`."""
+        applied = {r["id"] for r in await self.read("queries/migration_applied")}
+        done: list[str] = []
+        for name in cypher.migrations():
+            if name in applied:
+                continue
+            # auto-commit, so that a data migration can batch itself (`CALL ... IN TRANSACTIONS`)
+            async with self.driver.session(database=self.database) as session:
+                for statement in cypher.statements(name):
+                    await (await session.run(statement)).consume()
+            checksum = hashlib.sha256(cypher.load(name).encode()).hexdigest()[:16]
+            await self.write("queries/migration_record", id=name, checksum=checksum)
+            done.append(name)
+        return done
+
+    async def check_embedding_space(self, embedder_name: str, dim: int) -> None:
+        rows = await self.read("queries/embedding_space_get")
+        if not rows:
+            await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+            return
+        stored = rows[0]
+        if stored["model"] != embedder_name or stored["dim"] != dim:
+            raise EmbedderMismatch(
+                f"this database holds {stored['model']} vectors (dim {stored['dim']}) but the configured "
+                f"embedder is {embedder_name} (dim {dim}). Run `kg reembed` to re-embed everything and rebuild "
+                "the vector indexes, or switch [embedding] back."
+            )
+
+    async def ensure_vector_indexes(self, dim: int) -> None:
+        for statement in cypher.statements("schema/vector_indexes"):
+            await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
+        await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+
+    async def drop_vector_indexes(self) -> None:
+        for statement in cypher.statements("schema/drop_vector_indexes"):
+            await self.driver.execute_query(statement, database_=self.database)
+
+    async def rebuild_vector_indexes(self, embedder_name: str, dim: int) -> None:
+        """After a re-embed: record the new embedding space and build its indexes."""
+        await self.drop_vector_indexes()
+        await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+        await self.ensure_vector_indexes(dim)
+
+
+class Tx:
+    """A write transaction handed to `Store.transaction` work; statements by name only."""
+
+    def __init__(self, tx: AsyncManagedTransaction) -> None:
+        self._tx = tx
+
+    async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        result = await self._tx.run(cypher.load(name), params)
+        return await result.data()

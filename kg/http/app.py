@@ -1,0 +1,191 @@
+"""The HTTP API: `create_app(settings)` builds a FastAPI app around one `AsyncMemory`.
+
+Every memory route lives under `/v1/namespaces/{namespace}`; a request passes the API-key check
+(`kg.access`) for that namespace before it touches the database. Errors are JSON:
+`{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Routes are in
+`kg.http.routes` (scope, health, jobs), `kg.http.turns` and `kg.http.facts`; the MCP endpoint
+(`/mcp`, streamable HTTP) comes from `kg.mcp`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any, AsyncIterator
+
+from kg.core.extras import require
+
+require("server", "fastapi", "starlette", "mcp")
+
+from fastapi import FastAPI, Request  # noqa: E402 - after the check that names the extra
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kg.http import routes  # noqa: E402
+from kg.mcp import server as mcp  # noqa: E402
+from kg.access import AccessDenied, Keyring
+from kg.http.common import API_VERSION, error_response  # noqa: E402
+from kg.mcp.door import HttpScope  # noqa: E402
+from kg.batch import validation_detail
+from kg.core.config import Settings, load_settings
+from kg.core.limits import FieldError
+from kg.memory import AsyncMemory
+from kg.core.store import StoreError
+
+log = logging.getLogger(__name__)
+RETRY_AFTER_S = 5  # what a 503 tells the client to wait
+
+
+def create_app(settings: Settings | None = None, memory: AsyncMemory | None = None) -> FastAPI:
+    """The API app. Its lifespan opens one `AsyncMemory` (or uses `memory`, left open afterwards)."""
+    settings = settings or load_settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        own = memory is None
+        mem = memory or AsyncMemory(settings)
+        if own:
+            await mem.open()
+        app.state.memory = mem
+        try:
+            async with mcp_server.session_manager.run():
+                yield
+        finally:
+            if own:
+                await mem.close()
+
+    app = FastAPI(
+        title="kg-memory",
+        version=API_VERSION,
+        summary="Long-term, bi-temporal conversational memory for AI agents, on Neo4j.",
+        lifespan=lifespan,
+    )
+    mcp_server = mcp.build_server(HttpScope(app))
+    app.state.settings = settings
+    app.state.keyring = Keyring(settings.http.keys)
+    app.state.known_namespaces = set()
+    app.add_middleware(BodyLimit, max_bytes=settings.http.max_body_bytes)
+    _install_error_handlers(app)
+    routes.install(app)
+    mcp.mount(app, mcp_server, settings)
+    return app
+
+
+def default_app() -> FastAPI:
+    """For `uvicorn --factory kg.http:default_app`: the configured settings."""
+    return create_app(load_settings())
+
+
+# -- request size -----------------------------------------------------------------------------
+class BodyTooLarge(StarletteHTTPException):
+    """Raised while a body streams in; an HTTPException so FastAPI's body reader passes it on."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, [_too_large(max_bytes)])  # type: ignore[arg-type]  # a list: the handler below reads it
+
+
+def _too_large(max_bytes: int) -> dict[str, str]:
+    return {"field": "body", "message": f"the request body exceeds {max_bytes} bytes ([http] max_body_bytes)"}
+
+
+class BodyLimit:
+    """Refuses request bodies over `[http] max_body_bytes` with 413: by Content-Length before the
+    route runs, and by counting when the body streams in without one."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await self._refuse(scope, send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise BodyTooLarge(self.max_bytes)
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except BodyTooLarge:
+            if started:
+                raise
+            await self._refuse(scope, send)
+
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        detail = _too_large(self.max_bytes)
+        response = error_response(413, "body_too_large", detail["message"], [detail])
+        await response(scope, _no_body, send)
+
+
+async def _no_body() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        detail = validation_detail(errors)
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return error_response(400, "malformed_json", detail[0]["message"], detail)
+        summary = "; ".join(f"{d['field']}: {d['message']}" for d in detail[:5])
+        return error_response(422, "invalid_request", summary, detail)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail: list[dict[str, Any]] = exc.detail if isinstance(exc.detail, list) else []
+        message = exc.detail if isinstance(exc.detail, str) else (detail[0]["message"] if detail else "error")
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
+                413: "body_too_large", 422: "invalid_request", 501: "not_implemented"}.get(exc.status_code, "error")
+        return error_response(exc.status_code, code, message, detail)
+
+    @app.exception_handler(AccessDenied)
+    async def denied(request: Request, exc: AccessDenied) -> JSONResponse:
+        code = "unauthorized" if exc.status == 401 else "forbidden"
+        client = request.client.host if request.client else "-"  # the key itself is never logged
+        log.warning("%s %s %s from %s: %s", exc.status, request.method, request.url.path, client, exc.message)
+        response = error_response(exc.status, code, exc.message, [{"field": "X-API-Key", "message": exc.message}]
+                                  if exc.status == 401 else [{"field": "namespace", "message": exc.message}])
+        if exc.status == 401:
+            response.headers["WWW-Authenticate"] = "X-API-Key"
+        return response
+
+    @app.exception_handler(ValueError)
+    async def refused(_: Request, exc: ValueError) -> JSONResponse:
+        if isinstance(exc, FieldError):
+            return error_response(422, "invalid_request", str(exc), [{"field": exc.field, "message": exc.message}])
+        return error_response(422, "invalid_request", str(exc), [{"field": "body", "message": str(exc)}])
+
+    @app.exception_handler(StoreError)
+    @app.exception_handler(ServiceUnavailable)
+    @app.exception_handler(SessionExpired)
+    async def unavailable(_: Request, exc: Exception) -> JSONResponse:
+        log.warning("database unavailable: %s", type(exc).__name__)
+        response = error_response(503, "database_unavailable", "the database cannot be reached; retry later")
+        response.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return response
+
+    @app.exception_handler(Neo4jError)
+    async def database_error(_: Request, exc: Neo4jError) -> JSONResponse:
+        log.error("database error %s", exc.code)
+        return error_response(500, "database_error", f"the database refused the request ({exc.code})")

@@ -1,0 +1,59 @@
+"""What every route module of the HTTP API shares: the version, the namespace scope every memory
+route depends on (`Namespace`, `Existing`), the open memory (`Mem`), the routers, the error body."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Sequence
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Security
+from fastapi.responses import JSONResponse
+from fastapi.security import APIKeyHeader
+
+from kg.memory import AsyncMemory
+from kg.core.models import NAMESPACE_RULE, as_utc, valid_namespace
+
+API_VERSION = "1"
+
+api_key = APIKeyHeader(name="X-API-Key", auto_error=False,
+                       description="Required when `[http] keys` is configured; scopes the caller to namespaces.")
+public = APIRouter(tags=["service"])
+scoped = APIRouter(prefix="/v1/namespaces/{namespace}")
+
+
+# -- scope ------------------------------------------------------------------------------------
+async def scoped_namespace(request: Request, namespace: str, key: str | None = Security(api_key)) -> str:
+    """The path's namespace, once the caller's key may use it (401/403 before anything else)."""
+    request.app.state.keyring.grant(key).check(namespace)
+    if not valid_namespace(namespace):
+        raise HTTPException(422, [{"field": "namespace", "message": NAMESPACE_RULE}])
+    return namespace
+
+
+async def existing_namespace(request: Request, namespace: str = Depends(scoped_namespace)) -> str:
+    """For reads: 404 when the namespace holds nothing, rather than an empty answer to a typo."""
+    known: set[str] = request.app.state.known_namespaces
+    if namespace not in known:
+        rows = await memory_of(request).store.read("queries/namespace_exists", namespace=namespace)
+        if not rows[0]["exists"]:
+            raise HTTPException(404, [{"field": "namespace", "message": f"namespace {namespace!r} holds no data"}])
+        known.add(namespace)
+    return namespace
+
+
+def memory_of(request: Request) -> AsyncMemory:
+    return request.app.state.memory
+
+
+Namespace = Annotated[str, Depends(scoped_namespace)]
+Existing = Annotated[str, Depends(existing_namespace)]
+Mem = Annotated[AsyncMemory, Depends(memory_of)]
+Instant = Annotated[datetime | None, Query(description="ISO 8601; without an offset: UTC.")]
+
+
+def utc(value: datetime | None) -> datetime | None:
+    return as_utc(value) if value is not None else None
+
+
+def error_response(status: int, error: str, message: str, detail: Sequence[dict[str, Any]] = ()) -> JSONResponse:
+    return JSONResponse({"error": error, "message": message, "detail": list(detail)}, status_code=status)

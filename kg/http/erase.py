@@ -1,0 +1,52 @@
+"""HTTP routes for forgetting: `DELETE` a session, a subject, or the whole namespace. Each answers
+the content-free `Erasure` record it left (see docs/forgetting.md); 404 when there is nothing to erase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import HTTPException, Request
+
+from kg.access import key_digest
+from kg.http.common import Existing, Mem, api_key, scoped
+from kg.memory_erase import LOCAL
+from kg.core.models import Erasure
+
+RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "The namespace holds nothing, or no such session or subject."}}
+
+
+def erased_by(request: Request) -> str:
+    """Who erased: the presented key's digest prefix (never the key), or "local" without keys."""
+    key = request.headers.get(api_key.model.name)
+    return key_digest(key)[:19] if key and request.app.state.keyring.enabled else LOCAL
+
+
+@scoped.delete("/sessions/{session_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+async def erase_session(request: Request, namespace: Existing, session_id: str, memory: Mem) -> Erasure:
+    """Erase a session: its turns, summaries, decisions and jobs, and the facts, corrections and
+    relationships whose only evidence it was (those with other evidence keep it)."""
+    try:
+        return await memory.erase_session(namespace, session_id, erased_by(request))
+    except KeyError as exc:
+        raise HTTPException(404, [{"field": "session_id", "message": exc.args[0]}]) from None
+
+
+@scoped.delete("/subjects/{subject}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+async def erase_subject(request: Request, namespace: Existing, subject: str, memory: Mem) -> Erasure:
+    """Erase every fact and fact event about a subject, its relationships, and its entity when
+    nothing else refers to it."""
+    try:
+        return await memory.erase_subject(namespace, subject, erased_by(request))
+    except KeyError as exc:
+        raise HTTPException(404, [{"field": "subject", "message": exc.args[0]}]) from None
+
+
+@scoped.delete("", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+async def erase_namespace(request: Request, namespace: Existing, memory: Mem) -> Erasure:
+    """Erase everything in the namespace; only the erasure records remain."""
+    try:
+        erasure = await memory.erase_namespace(namespace, erased_by(request))
+    except KeyError as exc:
+        raise HTTPException(404, [{"field": "namespace", "message": exc.args[0]}]) from None
+    request.app.state.known_namespaces.discard(namespace)
+    return erasure

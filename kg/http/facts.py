@@ -1,0 +1,106 @@
+"""HTTP routes for facts over time and for corrections and rules."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import HTTPException, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from kg.core.correction_models import CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, CoreRules
+from kg.core.facts_models import FactView, RememberResult
+from kg.core.limits import MAX_CHARS, SessionId, Timestamp
+from kg.http.common import Existing, Instant, Mem, Namespace, scoped, utc
+
+
+class RememberIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    subject: str = Field(min_length=1, max_length=500)
+    predicate: str = Field(min_length=1, max_length=200)
+    object: str = Field(min_length=1, max_length=2000)
+    valid_from: Timestamp | None = None
+    recorded_at: Timestamp | None = None
+    source: Literal["stated", "observed", "inferred", "system"] = "stated"
+    op: Literal["assert", "retract"] = "assert"
+    evidence_turn_ids: list[str] = Field(default_factory=list, max_length=1000)
+    subject_type: str = Field("other", min_length=1, max_length=MAX_CHARS["subject_type"])
+    object_type: str | None = Field(None, min_length=1, max_length=MAX_CHARS["object_type"])
+
+
+class CorrectionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session_id: SessionId
+    rule_text: str = Field(min_length=1, max_length=4000)
+    original_behavior: str | None = Field(None, max_length=4000)
+    corrected_behavior: str | None = Field(None, max_length=4000)
+    correction_type: CorrectionType = "preference"
+    seen_at: Timestamp | None = None
+    evidence_turn_ids: list[str] = Field(default_factory=list, max_length=1000)
+    confidence: float | None = Field(None, gt=0, le=1)
+
+
+class RulesOut(CoreRules):
+    prompt: str = Field(description="The rules as a markdown block for a system prompt.")
+
+
+@scoped.get("/facts", response_model=list[FactView], tags=["facts"])
+async def facts(
+    namespace: Existing, memory: Mem, subject: str = Query(min_length=1, max_length=500),
+    predicate: str | None = Query(None, max_length=200), as_of: Instant = None, known_at: Instant = None,
+    include_superseded: bool = False,
+) -> list[FactView]:
+    """What holds for `subject` at valid time `as_of` as believed at `known_at` (both default: now)."""
+    return await memory.facts(namespace, subject, predicate, utc(as_of), utc(known_at), include_superseded)
+
+
+@scoped.get("/facts/history", response_model=list[FactView], tags=["facts"])
+async def fact_history(
+    namespace: Existing, memory: Mem, subject: str = Query(min_length=1, max_length=500),
+    predicate: str | None = Query(None, max_length=200), known_at: Instant = None, include_expired: bool = False,
+) -> list[FactView]:
+    """Every interval of the subject's facts, with what superseded each."""
+    return await memory.history(namespace, subject, predicate, utc(known_at), include_expired)
+
+
+@scoped.post("/facts", response_model=RememberResult, tags=["facts"])
+async def remember(namespace: Namespace, memory: Mem, request: Request, body: RememberIn) -> RememberResult:
+    """Assert or retract `subject predicate object` from `valid_from` (supersedes / reinforces)."""
+    result = await memory.remember(namespace, body.subject, body.predicate, body.object,
+                                   valid_from=utc(body.valid_from), recorded_at=utc(body.recorded_at),
+                                   source=body.source, op=body.op, evidence_turn_ids=body.evidence_turn_ids,
+                                   subject_type=body.subject_type, object_type=body.object_type)
+    request.app.state.known_namespaces.add(namespace)
+    return result
+
+
+@scoped.post("/corrections", response_model=CorrectionResult, tags=["rules"])
+async def add_correction(namespace: Namespace, memory: Mem, request: Request, body: CorrectionIn) -> CorrectionResult:
+    """Record that the user corrected the agent; graduates towards a rule when it recurs."""
+    result = await memory.add_correction(namespace, body.session_id, body.rule_text, body.original_behavior,
+                                         body.corrected_behavior, body.correction_type, utc(body.seen_at),
+                                         body.evidence_turn_ids, body.confidence)
+    request.app.state.known_namespaces.add(namespace)
+    return result
+
+
+@scoped.get("/corrections", response_model=list[CorrectionView], tags=["rules"])
+async def corrections(namespace: Existing, memory: Mem, status: CorrectionStatus | None = None,
+                      include_invalidated: bool = False) -> list[CorrectionView]:
+    """The namespace's corrections, most reinforced first."""
+    return await memory.corrections(namespace, status, include_invalidated)
+
+
+@scoped.post("/corrections/{correction_id}/confirm", response_model=CorrectionView, tags=["rules"])
+async def confirm_rule(namespace: Existing, correction_id: str, memory: Mem) -> CorrectionView:
+    """The user confirmed a correction explicitly: it becomes a rule."""
+    try:
+        return await memory.confirm_rule(namespace, correction_id)
+    except KeyError as exc:
+        raise HTTPException(404, [{"field": "correction_id", "message": exc.args[0]}]) from None
+
+
+@scoped.get("/rules", response_model=RulesOut, tags=["rules"])
+async def rules(namespace: Existing, memory: Mem, at: Instant = None) -> RulesOut:
+    """Rules and strong preferences standing at `at` (default now), with a prompt block."""
+    core = await memory.core_rules(namespace, utc(at))
+    return RulesOut(**core.model_dump(), prompt=core.render())

@@ -1,0 +1,167 @@
+"""`kg serve`: the scheduler, the job workers and the HTTP API.
+
+The scheduler (APScheduler, `[schedules]`) only runs sweeps, which enqueue jobs; the workers
+(`[jobs] concurrency` of them) claim and run jobs. Beside the API they run in a child process of
+lower CPU priority (`[jobs] worker_process`, `kg.jobs.process`), so their CPU work never delays
+a query; without the API, or with `worker_process = false`, in this process. Other processes may
+run workers too (`kg serve --no-http --no-schedule`, or `kg jobs run-once` from cron): the queue
+in Neo4j keeps them apart.
+SIGINT / SIGTERM stop it gracefully: no new claims, jobs in hand get `[jobs] lease_s` to finish
+(after that they are abandoned, and their expired lease returns them to the queue).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import logging
+import signal
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterator
+
+from kg.core.extras import require
+
+require("server", "uvicorn", "apscheduler", "fastapi", "mcp")
+
+import uvicorn  # noqa: E402 - after the check that names the extra
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from kg.jobs.kinds import KINDS
+from kg.jobs.queue import JobQueue
+from kg.jobs.sweeps import NOT_YET, SCHEDULES, runnable, run_sweep
+from kg.jobs.worker import Worker
+from kg.jobs.process import WorkerProcess
+from kg.core.config import Settings
+from kg.memory import AsyncMemory
+
+log = logging.getLogger(__name__)
+
+
+def build_scheduler(memory: AsyncMemory, queue: JobQueue, namespace: str | None = None) -> AsyncIOScheduler:
+    """One APScheduler job per runnable schedule (sweeping every namespace, or `namespace`);
+    interval sweeps also run once at start-up."""
+    cfg = memory.settings.schedules
+    scheduler = AsyncIOScheduler(timezone=cfg.timezone)
+    active = runnable(cfg)
+    for name in SCHEDULES:
+        schedule = getattr(cfg, name)
+        if name not in active:
+            why = "disabled" if not schedule.enabled else NOT_YET.get(name, "its job kind is not registered")
+            log.info("schedule %s: not scheduled (%s)", name, why)
+            continue
+        if schedule.every_s is not None:
+            trigger: Any = IntervalTrigger(seconds=schedule.every_s, timezone=cfg.timezone)
+            first = datetime.now(timezone.utc)
+        else:
+            trigger, first = CronTrigger.from_crontab(schedule.cron, timezone=cfg.timezone), None
+        scheduler.add_job(_sweep, trigger, args=[memory, queue, name, namespace], id=name, name=f"sweep {name}",
+                          max_instances=1, coalesce=True, misfire_grace_time=None,
+                          **({"next_run_time": first} if first else {}))
+        log.info("schedule %s: %s", name, f"every {schedule.every_s:g}s" if schedule.every_s else schedule.cron)
+    return scheduler
+
+
+async def _sweep(memory: AsyncMemory, queue: JobQueue, name: str, namespace: str | None) -> None:
+    try:
+        await run_sweep(memory, queue, name, namespace=namespace)
+    except Exception as exc:  # noqa: BLE001 - a failed sweep is retried at its next trigger
+        log.warning("sweep %s failed: %s: %s", name, type(exc).__name__, exc)
+
+
+def http_app(memory: AsyncMemory) -> Any:
+    """The HTTP API of `kg.http` on this memory, or a bare /health if that module is absent."""
+    if importlib.util.find_spec("kg.http") is not None:
+        from kg.http import create_app
+
+        return create_app(memory.settings, memory)
+    return _health_app(memory)
+
+
+def _health_app(memory: AsyncMemory) -> Any:
+    from fastapi import FastAPI
+
+    app = FastAPI(title="kg-memory")
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        pending, _ = await JobQueue(memory.store, memory.settings.jobs).pending(KINDS)
+        return {"status": "ok", "jobs_pending": pending}
+
+    return app
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handling: `serve` owns SIGINT/SIGTERM for the whole process."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def serve(
+    settings: Settings,
+    host: str | None = None,
+    port: int | None = None,
+    http: bool = True,
+    schedule: bool = True,
+    work: bool = True,
+    on_ready: Callable[[AsyncMemory], None] | None = None,
+    stop: asyncio.Event | None = None,
+    namespace: str | None = None,
+) -> None:
+    """Run until SIGINT / SIGTERM (or `stop` is set). Sweeps and workers cover every namespace of
+    the database, or only `namespace` (the HTTP API is not restricted by it)."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            loop.add_signal_handler(sig, stop.set)
+    async with AsyncMemory(settings) as memory:
+        # A service pays the model load once at start, not on its first request.
+        await asyncio.to_thread(getattr(memory.embedder, "load", lambda: None))
+        worker = Worker(memory, namespace=namespace)
+        scheduler = build_scheduler(memory, worker.queue, namespace) if schedule else None
+        tasks: list[asyncio.Task] = []
+        if work and http and settings.jobs.worker_process:  # beside the API: a process of their own
+            children = WorkerProcess(run_workers, settings, namespace)
+            tasks.append(asyncio.create_task(children.supervise(stop), name="worker process"))
+        elif work:
+            log.info("worker %s: kinds %s, concurrency %d", worker.name, ", ".join(sorted(worker.kinds)),
+                     settings.jobs.concurrency)
+            tasks.append(asyncio.create_task(worker.run_forever(stop), name="workers"))
+        server = None
+        if http:
+            config = uvicorn.Config(http_app(memory), host=host or settings.http.host, port=port or settings.http.port,
+                                    log_level="warning", lifespan="on")
+            server = _Server(config)
+            tasks.append(asyncio.create_task(server.serve(), name="http"))
+        if scheduler is not None:
+            scheduler.start()
+        if on_ready is not None:
+            on_ready(memory)
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            done, _ = await asyncio.wait([stopping, *tasks], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.set()
+            if scheduler is not None:
+                scheduler.shutdown(wait=False)
+            if server is not None:
+                server.should_exit = True
+            _, late = await asyncio.wait(tasks, timeout=settings.jobs.lease_s) if tasks else (set(), set())
+            for task in late:
+                task.cancel()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.remove_signal_handler(sig)
+        for task in done:
+            if task is not stopping and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+
+
+async def run_workers(settings: Settings, namespace: str | None) -> None:
+    """The worker process's work (`kg.jobs.process`): the job workers only, until SIGTERM."""
+    await serve(settings, http=False, schedule=False, work=True, namespace=namespace)

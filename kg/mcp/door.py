@@ -1,0 +1,114 @@
+"""What every MCP tool does before it touches the memory (`Door`), and who may call it (`Scope`):
+shared by the tool modules (`kg.mcp_tools_*`), which `kg.mcp` registers on its server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Protocol, Sequence
+
+from kg.core.extras import require
+
+require("server", "mcp", "starlette")
+
+from mcp.server.mcpserver import Context  # noqa: E402 - after the check that names the extra
+from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
+from pydantic import Field  # noqa: E402
+
+from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest  # noqa: E402
+from kg.memory import AsyncMemory  # noqa: E402
+from kg.memory_erase import LOCAL  # noqa: E402
+from kg.core.models import as_utc, check_namespace  # noqa: E402
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+
+class Scope(Protocol):
+    """Which namespaces the caller of a tool may use, and the memory to use them with."""
+
+    def grant(self, ctx: Context) -> Grant: ...
+
+    def memory(self) -> AsyncMemory: ...
+
+    def by(self, ctx: Context) -> str:
+        """Who is calling, for erasure records: a key's digest prefix, or "local"."""
+        ...
+
+
+@dataclass
+class LocalScope:
+    """stdio: the namespaces given on the command line (empty: all); the memory opened at start."""
+
+    namespaces: Sequence[str] = ()
+    opened: AsyncMemory | None = None
+
+    def grant(self, ctx: Context) -> Grant:
+        return Grant(frozenset(self.namespaces)) if self.namespaces else OPEN
+
+    def memory(self) -> AsyncMemory:
+        assert self.opened is not None, "the MCP server is not running"
+        return self.opened
+
+    def by(self, ctx: Context) -> str:
+        return LOCAL
+
+
+@dataclass
+class HttpScope:
+    """Streamable HTTP inside the API app: the request's X-API-Key, the app's memory."""
+
+    app: "FastAPI"
+
+    def grant(self, ctx: Context) -> Grant:
+        keyring: Keyring = self.app.state.keyring
+        return keyring.grant((ctx.headers or {}).get("x-api-key"))
+
+    def memory(self) -> AsyncMemory:
+        return self.app.state.memory
+
+    def by(self, ctx: Context) -> str:
+        key = (ctx.headers or {}).get("x-api-key")
+        return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
+
+
+K = Annotated[int, Field(ge=1, le=100, description="How many results (1..100).")]
+
+
+class Door:
+    """What every tool does before it touches the memory: the namespace is valid (the rule REST
+    applies), the caller may use it, and for reads it holds something. Errors are `ToolError`s."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    def check(self, ctx: Context, namespace: str) -> AsyncMemory:
+        """The memory, once the namespace is valid and the caller may use it (writes; tool modules
+        that take a plain `open_(ctx, namespace)` get this)."""
+        try:
+            check_namespace(namespace)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        try:
+            self.scope.grant(ctx).check(namespace)
+        except AccessDenied as exc:
+            message = exc.message if isinstance(self.scope, HttpScope) else (
+                f"this server may not use namespace {namespace!r}: it was started with `kg mcp -n` for others")
+            raise ToolError(message) from None
+        return self.scope.memory()
+
+    async def open(self, ctx: Context, namespace: str, existing: bool = False) -> AsyncMemory:
+        """`check`, and for reads (`existing`) a namespace that holds something."""
+        memory = self.check(ctx, namespace)
+        if existing:
+            rows = await memory.store.read("queries/namespace_exists", namespace=namespace)
+            if not rows[0]["exists"]:
+                raise ToolError(f"namespace {namespace!r} holds no data")
+        return memory
+
+    def by(self, ctx: Context) -> str:
+        return self.scope.by(ctx)
+
+
+def instant(value: datetime | None) -> datetime | None:
+    return as_utc(value) if value is not None else None

@@ -1,0 +1,152 @@
+"""The MCP server (official `mcp` SDK): memory tools for agents, over stdio (`kg mcp`) or
+streamable HTTP (`/mcp` of the HTTP API, `kg.http`).
+
+Every tool takes the namespace it works in. Over HTTP the caller's `X-API-Key` decides which
+namespaces it may use, exactly as for the REST routes; over stdio `kg mcp --namespace ...`
+limits them (none given: all, since the local user owns the database anyway).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
+
+from kg.core.extras import require
+
+require("server", "mcp", "starlette")
+
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402 - after the check that names the extra
+from mcp.server.mcpserver.exceptions import ToolError
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as AsgiScope
+
+from kg.mcp import facts, relationships, sessions
+from kg.mcp.door import K, Door, LocalScope, Scope, instant
+from kg.access import AccessDenied, Keyring
+from kg.core.config import Settings
+from kg.core.correction_models import CoreRules
+from kg.core.facts_models import FactView, RememberResult
+from kg.core.limits import FieldError
+from kg.memory import AsyncMemory
+from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+INSTRUCTIONS = (
+    "Long-term memory of past conversations. Search it before answering questions about earlier "
+    "sessions, record durable facts with `remember`, and follow `core_rules` (the user's standing "
+    "corrections). Every tool works inside one namespace."
+)
+
+
+def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
+    server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+
+    door = Door(scope)
+    open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
+
+    @server.tool()
+    async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
+                           recipe: Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"] | None = None,
+                           as_of: datetime | None = None) -> list[RankedTurn]:
+        """Past conversation turns that best answer `query`, best first, by the memory's default
+        retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
+        `recipe` names another (flat: by meaning only; bm25: by words only). `k`: 1 to 100."""
+        memory = await door.open(ctx, namespace, existing=True)
+        return await memory.search_turns(namespace, query, k, recipe, instant(as_of))
+
+    @server.tool()
+    async def search_sessions(namespace: str, query: str, ctx: Context, k: K = 5) -> list[SessionHit]:
+        """Past sessions about `query` ("what did we discuss about X?"), each with its summary and
+        best-matching turns, best first."""
+        return await (await door.open(ctx, namespace, existing=True)).search_sessions(namespace, query, k)
+
+    @server.tool()
+    async def search_memories(namespace: str, query: str, ctx: Context, k: K = 10) -> list[MemoryHit]:
+        """Facts and turns about `query` ("what did we decide about X?"), one score each."""
+        return await (await door.open(ctx, namespace, existing=True)).search_memories(namespace, query, k)
+
+    @server.tool()
+    async def recall(namespace: str, query: str, ctx: Context, k: K = 10,
+                     as_of: datetime | None = None) -> list[MemoryHit]:
+        """Turns, facts and summaries relevant to `query`, ranked by one score (similarity, closeness
+        to the entities it names, fact confidence); superseded facts left out. `as_of`: as at that moment."""
+        memory = await door.open(ctx, namespace, existing=True)
+        return await memory.recall(namespace, query, k, instant(as_of))
+
+    @server.tool()
+    async def remember(namespace: str, subject: str, predicate: str, object: str, ctx: Context,
+                       valid_from: datetime | None = None, op: Literal["assert", "retract"] = "assert",
+                       source: Literal["stated", "observed", "inferred", "system"] = "stated") -> RememberResult:
+        """Record (`assert`) or withdraw (`retract`) the fact `subject predicate object`, true from
+        `valid_from` (default now). A new value of a single-valued predicate supersedes the old one."""
+        memory = await door.open(ctx, namespace)
+        try:
+            return await memory.remember(namespace, subject, predicate, object,
+                                         valid_from=instant(valid_from), op=op, source=source)
+        except FieldError as exc:  # names the field, as a REST 422 does
+            raise ToolError(str(exc)) from None
+
+    @server.tool()
+    async def facts_as_of(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
+                          as_of: datetime | None = None, known_at: datetime | None = None) -> list[FactView]:
+        """What was true of `subject` at `as_of` (default now), as the memory believed it at `known_at`."""
+        memory = await door.open(ctx, namespace, existing=True)
+        return await memory.facts(namespace, subject, predicate, instant(as_of), instant(known_at))
+
+    @server.tool()
+    async def core_rules(namespace: str, ctx: Context) -> CoreRules:
+        """The user's standing rules and strong preferences (from past corrections), strongest first."""
+        return await (await door.open(ctx, namespace, existing=True)).core_rules(namespace)
+
+    sessions.register(server, door)
+    facts.register(server, door)
+    relationships.add_tools(server, open_)
+    return server
+
+
+def mount(app: "FastAPI", server: MCPServer, settings: Settings) -> None:
+    """Serve `server` at `/mcp` of the API app (stateless streamable HTTP, JSON responses); the
+    app's lifespan runs `server.session_manager`."""
+    starlette = server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
+                                           host=settings.http.host)
+    app.router.routes.extend(starlette.routes)
+    app.add_middleware(KeyGate, keyring=app.state.keyring)
+
+
+class KeyGate:
+    """With keys configured, `/mcp` answers only known keys (401 otherwise); which namespaces a
+    key may use is checked by each tool."""
+
+    def __init__(self, app: ASGIApp, keyring: Keyring) -> None:
+        self.app = app
+        self.keyring = keyring
+
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].rstrip("/") == "/mcp":
+            try:
+                self.keyring.grant(Headers(scope=scope).get("x-api-key"))
+            except AccessDenied as exc:
+                body = {"error": "unauthorized", "message": exc.message,
+                        "detail": [{"field": "X-API-Key", "message": exc.message}]}
+                await JSONResponse(body, status_code=401, headers={"WWW-Authenticate": "X-API-Key"})(
+                    scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
+    """`kg mcp`: serve the tools over stdin/stdout until the client disconnects."""
+    scope = LocalScope(namespaces)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[None]:
+        async with AsyncMemory(settings) as memory:
+            scope.opened = memory
+            yield
+
+    build_server(scope, lifespan).run("stdio")
