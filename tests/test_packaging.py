@@ -44,3 +44,25 @@ def test_a_door_without_its_extra_names_it() -> None:
         done = run(f"import {module}", hidden)
         assert done.returncode != 0
         assert f"pip install 'kg-memory[{extra}]'" in done.stderr, (module, done.stderr[-500:])
+
+
+HEAVY = ("torch", "sentence_transformers", "onnxruntime", "tokenizers", "anthropic", "openai", "instructor",
+         "fastapi", "uvicorn", "mcp", "sklearn", "umap", "graphiti_core", "neo4j", "numpy", "voyageai", "langgraph")
+LOADED = "import sys\n{code}\nprint(' '.join(sorted(m for m in {heavy!r} if m in sys.modules)))"
+
+
+def test_import_kg_and_kg_help_load_nothing_heavy() -> None:
+    """`import kg` and `kg --help` start at once: no LLM SDK, web framework, model runtime or database
+    driver is imported until a command uses it. The facade needs the driver (and numpy), nothing more."""
+    facade = {"neo4j", "numpy"}
+    for code, allowed in (
+        ("import kg", set()),
+        ("from kg.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass", set()),
+        ("from kg.cli import app\ntry:\n    app(['search', '--help'])\nexcept SystemExit:\n    pass", set()),
+        ("from kg import Memory, AsyncMemory, Client, load_settings\nMemory, AsyncMemory, Client", facade),
+    ):
+        done = subprocess.run([sys.executable, "-c", LOADED.format(code=code, heavy=HEAVY)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        loaded = set(done.stdout.split("\n")[-2].split()) if done.stdout.strip() else set()
+        assert loaded <= allowed, (code, loaded - allowed)

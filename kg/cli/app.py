@@ -5,14 +5,13 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg.cli.terminal import NAMESPACE, console, err, instant, run
 from kg.cli.corrections import corrections_app, rules
 from kg.cli.forget import forget_app
@@ -20,11 +19,14 @@ from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
 from kg.cli.search import print_hits, search
 from kg.core.config import load_settings
-from kg.core.embeddings import EmbeddingError
-from kg.memory import AsyncMemory
 from kg.core.models import NAMESPACE_RULE, IngestReport, Message, valid_namespace
-from kg.core.neo4j_local import LocalNeo4j, LocalServerError
-from kg.core.store import Store, StoreError
+
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+    from kg.core.embeddings import EmbeddingError
+    from kg.core.neo4j_local import LocalNeo4j, LocalServerError
+    from kg.core.store import Store, StoreError
+    from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
+    from kg.memory import AsyncMemory
 
 app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
                    rich_markup_mode=None)
@@ -44,6 +46,8 @@ DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversa
 
 
 def _local() -> LocalNeo4j:
+    from kg.core.neo4j_local import LocalNeo4j
+
     cfg = load_settings().neo4j
     return LocalNeo4j(cfg.local, cfg.password.get_secret_value() if cfg.password else None)
 
@@ -58,6 +62,8 @@ def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what h
 @neo4j_app.command("install")
 def neo4j_install() -> None:
     """Resolve Neo4j and Neo4j Browser from Maven Central into the cache folder."""
+    from kg.core.neo4j_local import LocalServerError
+
     try:
         with console.status("Resolving Neo4j with Maven (first time only)..."):
             lib = _local().install(echo=console.print)
@@ -70,6 +76,8 @@ def neo4j_install() -> None:
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Start the local server (installing it first if needed); waits until Bolt answers."""
+    from kg.core.neo4j_local import LocalServerError
+
     local = _local()
     try:
         if local.pid() is not None:
@@ -108,6 +116,8 @@ def neo4j_status() -> None:
 def migrate() -> None:
     """Apply pending schema migrations and check the embedding space."""
 
+    from kg.memory import AsyncMemory
+
     async def go() -> None:
         async with AsyncMemory() as memory:
             rows = await memory.store.read("queries/migration_applied")
@@ -119,6 +129,8 @@ def migrate() -> None:
 @app.command()
 def status() -> None:
     """Server, node counts per label and index states."""
+    from kg.core.store import Store
+
     settings = load_settings()
 
     async def go() -> None:
@@ -157,6 +169,8 @@ def ingest(
                                             help="jsonl: default namespace; locomo: namespace prefix."),
 ) -> None:
     """Ingest messages. Bad lines are reported with file:line and skipped; exit code 1 if any."""
+    from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
+
     settings = load_settings()
     if fmt == "jsonl":
         source: Iterator[Message | Rejected] = read_jsonl(file, namespace, settings.ingest.max_text_chars)
@@ -175,6 +189,9 @@ def ingest(
 
 
 async def _ingest(source: Iterator[Message | Rejected]) -> IngestReport:
+    from kg.ingest.loaders import Rejected
+    from kg.memory import AsyncMemory
+
     rejected: list[str] = []
 
     def messages() -> Iterator[Message]:
@@ -211,6 +228,8 @@ def reembed() -> None:
 def sessions(namespace: str = NAMESPACE, limit: int = 20) -> None:
     """The latest sessions of a namespace."""
 
+    from kg.memory import AsyncMemory
+
     async def go() -> None:
         async with AsyncMemory() as memory:
             rows = await memory.sessions(namespace, limit)
@@ -234,6 +253,8 @@ def facts(
     history: bool = typer.Option(False, "--history", help="Every interval, with what superseded it."),
 ) -> None:
     """A subject's facts at a point in time, or their whole history."""
+    from kg.memory import AsyncMemory
+
     valid_at, believed_at = instant(as_of, "--as-of"), instant(known_at, "--known-at")
 
     async def go() -> None:
@@ -271,6 +292,10 @@ def mcp(
                                                   help="Namespaces the tools may use (repeatable); default all."),
 ) -> None:
     """Serve the memory tools to an MCP client over stdio (streamable HTTP: /mcp of the HTTP API)."""
+    from kg.core.embeddings import EmbeddingError
+    from kg.core.neo4j_local import LocalServerError
+    from kg.core.store import StoreError
+
     from kg.mcp.server import run_stdio
 
     try:
@@ -292,6 +317,8 @@ def import_graphiti(
     source: str = typer.Option("stated", "--source", help="Fact source: stated, observed, inferred or system."),
 ) -> None:
     """Read a Graphiti graph (episodes, entities, RELATES_TO edges) into a namespace."""
+
+    from kg.memory import AsyncMemory
 
     from kg.integrations.graphiti import GraphitiSource
     from kg.integrations.graphiti import import_graphiti as run_import
@@ -337,6 +364,9 @@ DEMO_QUERIES = [  # (namespace, question, recipe): None is the configured defaul
 @app.command()
 def demo() -> None:
     """Start the local Neo4j, ingest the shipped sample conversations, run a few searches."""
+    from kg.ingest.loaders import read_jsonl
+    from kg.memory import AsyncMemory
+
     local = _local()
     if load_settings().neo4j.uri is None:
         neo4j_start()

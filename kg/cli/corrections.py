@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markup import escape
@@ -11,7 +11,9 @@ from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, console, err, run
 from kg.core.correction_models import STATUSES
-from kg.memory import AsyncMemory
+
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+    from kg.memory import AsyncMemory
 
 corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.",
                                rich_markup_mode=None)
@@ -19,6 +21,8 @@ corrections_app = typer.Typer(help="Corrections the user made, and the rules the
 
 def rules(namespace: str = NAMESPACE) -> None:
     """The rules and strong preferences of a namespace, as the markdown block an agent's prompt gets."""
+
+    from kg.memory import AsyncMemory
 
     async def go() -> str:
         async with AsyncMemory() as memory:
@@ -36,6 +40,8 @@ def corrections(
     include_invalidated: bool = typer.Option(False, "--all", "-a", help="Also the invalidated ones."),
 ) -> None:
     """Browse a namespace's corrections, most reinforced first."""
+    from kg.memory import AsyncMemory
+
     if ctx.invoked_subcommand is not None:
         return
     if namespace is None:
@@ -62,6 +68,8 @@ def corrections(
 def maintain(namespace: str = NAMESPACE) -> None:
     """The nightly job now: cluster, merge, promote and decay; prints the report and where it is."""
 
+    from kg.memory import AsyncMemory
+
     async def go() -> Any:
         async with AsyncMemory() as memory:
             return await memory.maintain_corrections(namespace)
@@ -74,6 +82,8 @@ def maintain(namespace: str = NAMESPACE) -> None:
 @corrections_app.command("confirm")
 def confirm(correction_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
     """The user confirmed a correction explicitly: it becomes a rule."""
+
+    from kg.memory import AsyncMemory
 
     async def go() -> Any:
         async with AsyncMemory() as memory:
@@ -90,6 +100,8 @@ def confirm(correction_id: str = typer.Argument(...), namespace: str = NAMESPACE
 @corrections_app.command("clusters")
 def clusters(namespace: str = NAMESPACE, limit: int = 10) -> None:
     """The most reinforced clusters found by the last `kg corrections maintain`."""
+
+    from kg.memory import AsyncMemory
 
     async def go() -> list[Any]:
         async with AsyncMemory() as memory:

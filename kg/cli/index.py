@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.markup import escape
@@ -10,8 +10,10 @@ from rich.table import Table
 
 from kg.core.config import load_settings
 from kg.core.indexing_models import IndexReport, SessionIndexReport
-from kg.memory import AsyncMemory
 from kg.cli.terminal import console, err, run
+
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+    from kg.memory import AsyncMemory
 
 _COLUMNS = ("session", "status", "entities new/merged/known", "mentions", "facts", "rels", "corrections",
             "decisions", "LLM calls", "input tokens")
@@ -29,6 +31,8 @@ def index(
 
     Exit code 1 when an extraction failed: that session is marked extraction_failed and a later
     --pending run retries it."""
+    from kg.memory import AsyncMemory
+
     if pending == (session is not None):
         err.print("[red]error:[/] give either --session ID (with -n NAMESPACE) or --pending")
         raise typer.Exit(2)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markup import escape
@@ -12,7 +12,9 @@ from rich.table import Table
 from kg.cli.terminal import NAMESPACE, console, err, instant, run
 from kg.core.config import load_settings
 from kg.core.job_models import JOB_STATUSES, Job
-from kg.memory import AsyncMemory
+
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+    from kg.memory import AsyncMemory
 
 jobs_app = typer.Typer(help="The background job queue: run, list, retry, purge.", no_args_is_help=True,
                         rich_markup_mode=None)
@@ -32,6 +34,8 @@ def serve(
                                             help="Sweep and run jobs of this namespace only (default: all)."),
 ) -> None:
     """Run the scheduler, the job workers and the HTTP API until SIGINT / SIGTERM."""
+    from kg.memory import AsyncMemory
+
     from kg.jobs.serve import serve as run_serve
 
     settings = load_settings()
@@ -56,6 +60,8 @@ def run_once(
     """Enqueue what is due, then run jobs until none is due (for driving it from system cron).
     Exit code 1 if a job was dead-lettered."""
 
+    from kg.memory import AsyncMemory
+
     async def go() -> Any:
         async with AsyncMemory() as memory:
             return await memory.run_jobs(sweep=sweep, wait_s=wait, namespace=namespace)
@@ -77,6 +83,8 @@ def list_jobs(
     limit: int = typer.Option(50, "--limit", min=1, max=10000),
 ) -> None:
     """Jobs, newest first."""
+    from kg.memory import AsyncMemory
+
     if status is not None and status not in JOB_STATUSES:
         err.print(f"[red]error:[/] unknown status {escape(repr(status))}; use {', '.join(JOB_STATUSES)}")
         raise typer.Exit(2)
@@ -100,6 +108,8 @@ def list_jobs(
 def retry(job_id: str = typer.Argument(...)) -> None:
     """Queue a dead (or waiting, or done) job to run now, with fresh attempts; saved passes are kept."""
 
+    from kg.memory import AsyncMemory
+
     async def go() -> Optional[Job]:
         async with AsyncMemory() as memory:
             return await memory.retry_job(job_id)
@@ -118,6 +128,8 @@ def purge(
     namespace: Optional[str] = typer.Option(None, "--namespace", "-n"),
 ) -> None:
     """Delete finished jobs (default: done ones; `-s dead` for the dead letters)."""
+    from kg.memory import AsyncMemory
+
     bad = [s for s in status if s not in ("done", "dead")]
     if bad:
         err.print(f"[red]error:[/] only done and dead jobs can be purged, not {', '.join(bad)}")
@@ -141,6 +153,8 @@ def enqueue(
     rerun: bool = typer.Option(False, "--rerun", help="Run a done job again."),
 ) -> None:
     """Queue one job (idempotent: the same kind, namespace and target is the same job)."""
+
+    from kg.memory import AsyncMemory
 
     async def go() -> Job:
         async with AsyncMemory() as memory:
@@ -183,6 +197,8 @@ def reindex(
     """Queue again the session jobs that stamp their output, for the sessions selected.
 
     `kg serve` or `kg jobs run-once` then runs them."""
+    from kg.memory import AsyncMemory
+
     if not (stale or since or session):
         err.print("[red]error:[/] choose what to reindex: --stale, --since DATE or --session ID")
         raise typer.Exit(2)

@@ -6,15 +6,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from datetime import datetime, timezone
-from typing import Any, Coroutine, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Coroutine, Optional, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from kg.core.embeddings import EmbeddingError
-from kg.core.neo4j_local import LocalServerError
-from kg.core.store import StoreError
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+    from kg.core.embeddings import EmbeddingError
+    from kg.core.neo4j_local import LocalServerError
+    from kg.core.store import StoreError
 
 T = TypeVar("T")
 
@@ -26,6 +27,10 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 def run(coro: Coroutine[Any, Any, T], *also: type[Exception]) -> T:
     """Run a command's coroutine; a database, server or embedder problem (or one of `also`, the
     command's own user errors) exits 2 with its message."""
+    from kg.core.embeddings import EmbeddingError
+    from kg.core.neo4j_local import LocalServerError
+    from kg.core.store import StoreError
+
     expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)
     try:
         return asyncio.run(coro)

@@ -25,22 +25,20 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import anthropic
-import instructor
-import openai
-from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
-from instructor.core.hooks import Hooks
 from pydantic import SecretStr, ValidationError
 
 from kg.core.config import LLMService, Settings, api_key_from_env
 from kg.core.llm_usage import LLMCall, UsageMeter, add_usage, metering, record
 
+if TYPE_CHECKING:  # the SDKs load with the first transport, never with `import kg` (a CLI's --help)
+    import anthropic
+    import openai
+
 log = logging.getLogger(__name__)
 
 Messages = list[dict[str, str]]
-_MODES = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON}
 _TRANSIENT_STATUS = {408, 409, 429}
 _KEYLIKE = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}")
 _NO_KEY = "not-needed"  # local OpenAI-compatible servers (Ollama, vLLM) ignore the key
@@ -54,6 +52,8 @@ class _Attempt:
         self.requests = 0
         self.calls: list[LLMCall] = []
         self._sent = time.perf_counter()
+        from instructor.core.hooks import Hooks
+
         self.hooks = Hooks()
         self.hooks.on("completion:kwargs", self._on_request)
         self.hooks.on("completion:response", self._on_response)
@@ -109,11 +109,17 @@ class LLMTransport:
                                   "timeout": service.timeout_s, "max_retries": 0}
         if service.base_url:
             common["base_url"] = service.base_url
-        mode = _MODES[service.mode]
+        import instructor
+
+        mode = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON}[service.mode]
         if service.provider == "anthropic":
+            import anthropic
+
             self.sdk: Any = anthropic.AsyncAnthropic(**common)
             self.client = instructor.from_anthropic(self.sdk, mode=mode)
         else:
+            import openai
+
             self.sdk = openai.AsyncOpenAI(**common)
             self.client = instructor.from_openai(self.sdk, mode=mode)
         try:
@@ -160,6 +166,10 @@ class LLMTransport:
 
     def classify(self, exc: BaseException) -> Transient | str:
         """A transient failure to retry, or the reason to give up, redacted."""
+        import anthropic
+        import openai
+        from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
+
         cause = exc
         while isinstance(cause, InstructorRetryException) and cause.__cause__ is not None:
             cause = cause.__cause__
