@@ -1,20 +1,30 @@
 # The two set-up commands: `make demo` and `make test`. Both install what is missing first.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Python 3.11, 3.12 or 3.13: the first of them found (PYTHON=python3.13 make test picks one).
+PYTHON ?= $(shell for v in 3.11 3.12 3.13; do command -v python$$v && break; done || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 KG     := $(VENV)/bin/kg
-STAMP  := $(VENV)/.installed
+DEMO   := $(VENV)/.installed-server
+DEV    := $(VENV)/.installed-dev
 
 .PHONY: demo test test-pure typecheck install neo4j stop bench-ingest clean
 
-$(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
+$(VENV)/.created:
+	@$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] <= (3, 13), "Python 3.11 to 3.13 is required, found " + sys.version'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
-	touch $(STAMP)
+	touch $@
 
-install: $(STAMP)
+# the demo needs the server extra only (no torch); the tests need every extra
+$(DEMO): pyproject.toml $(VENV)/.created
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[server]'
+	touch $@
+
+$(DEV): pyproject.toml $(VENV)/.created
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@ $(DEMO)
+
+install: $(DEMO)
 	$(KG) neo4j install
 
 neo4j: install
@@ -24,13 +34,13 @@ demo: neo4j
 	$(KG) demo
 	$(PY) examples/serve_demo.py
 
-test: neo4j
+test: $(DEV) neo4j
 	$(PY) -m pytest
 
-test-pure: $(STAMP)  # the tests that need no database (docs/architecture.md); no server is started
+test-pure: $(DEV)  # the tests that need no database (docs/architecture.md); no server is started
 	$(PY) -m pytest -m "not neo4j"
 
-typecheck: $(STAMP)
+typecheck: $(DEV)
 	$(PY) -m mypy
 
 stop:

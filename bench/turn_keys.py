@@ -23,7 +23,7 @@ from bench.locomo import evidence_ids
 from kg.ingest.loaders import Rejected, read_locomo
 from kg.ingest.turn_keys import attachment_text, turn_key
 from kg import load_settings
-from kg.core.embeddings import embedder_for
+from kg.core.embedders import embedder_for
 from kg.core.models import Message
 
 KS = (1, 5, 10, 20)

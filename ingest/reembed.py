@@ -15,7 +15,8 @@ from typing import Any, Callable
 from kg.ingest.turn_keys import row_key
 
 from kg.core.config import Settings
-from kg.core.embeddings import embed_async, embedder_for
+from kg.core.embedders import embedder_for
+from kg.core.embeddings import embed_async
 from kg.core.store import Store
 
 PAGE = 512

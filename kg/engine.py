@@ -23,7 +23,8 @@ from kg.ingest.relationships import RelationshipWriter
 from kg.ingest.session_graph import SessionGraphWriter
 from kg.ingest.summaries.writer import SessionSummarizer
 from kg.core.config import Settings, load_settings
-from kg.core.embeddings import Embedder, embedder_for
+from kg.core.embedders import embedder_for
+from kg.core.embeddings import Embedder
 from kg.core.llm import llm_configured
 from kg.core.models import Session, Turn
 from kg.core.store import Store

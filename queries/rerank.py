@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from kg.core.memory_settings import RerankSettings
 from kg.core.models import Turn
+from kg.core.extras import MissingExtra, require
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,11 @@ class CrossEncoderReranker:
         if self._encoder is None:
             if self._failed is not None:  # not tried again on every query (a hub lookup can take seconds)
                 raise RerankFailed(self._failed)
+            try:
+                require("torch", "torch", "sentence_transformers")
+            except MissingExtra as exc:
+                self._failed = str(exc)
+                raise RerankFailed(self._failed) from None
             from sentence_transformers import CrossEncoder
 
             local = os.path.isdir(self.model)

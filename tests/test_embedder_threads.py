@@ -1,4 +1,5 @@
-"""The local embedder: a query's embedding never queues behind a batch being embedded."""
+"""The local embedder: a query's embedding never queues behind a batch being embedded, and a text's
+vector has the same bits whatever else is in its call and whichever process embeds it."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import time
 import pytest
 
 from kg import load_settings
-from kg.core.embeddings import QUERY_TEXTS, LocalMiniLM, embed_async, embedder_for
+from kg.core.embedders import embedder_for
+from kg.core.embeddings import QUERY_TEXTS, embed_async
+from kg.core.onnx_minilm import OnnxMiniLM
 
 
 def test_a_query_is_embedded_while_a_batch_runs() -> None:
     embedder = embedder_for(load_settings().embedding)
-    if not isinstance(embedder, LocalMiniLM):
+    if not isinstance(embedder, OnnxMiniLM):
         pytest.skip("the local embedder is not configured")
     embedder.embed(["warm the query path"])
     batch = [f"turn {i}: the warehouse robots moved to the analytics database in Lisbon" for i in range(600)]
@@ -40,20 +43,19 @@ def test_a_query_is_embedded_while_a_batch_runs() -> None:
 
 def test_the_query_path_gives_the_batch_path_vectors() -> None:
     embedder = embedder_for(load_settings().embedding)
-    if not isinstance(embedder, LocalMiniLM):
+    if not isinstance(embedder, OnnxMiniLM):
         pytest.skip("the local embedder is not configured")
     texts = ["What did we decide about the database?", "Lisbon is lovely in May."]
     batched = embedder.embed(texts * (QUERY_TEXTS // 2 + 1))[:2]  # more than QUERY_TEXTS: the batch thread
     alone = [embedder.embed([t])[0] for t in texts]
-    for a, b in zip(alone, batched):
-        assert max(abs(x - y) for x, y in zip(a, b)) < 1e-4
+    assert alone == batched  # the same bits: each text is pooled over its own tokens
 
 
 async def test_a_query_never_waits_for_the_event_loops_shared_threads() -> None:
     """Every thread of the loop's shared pool held by something slow (as ingest batches waiting for
     the model held them under load): `embed_async` still embeds a query, on the model's own thread."""
     embedder = embedder_for(load_settings().embedding)
-    if not isinstance(embedder, LocalMiniLM):
+    if not isinstance(embedder, OnnxMiniLM):
         pytest.skip("the local embedder is not configured")
     embedder.embed(["warm the query path"])
     loop = asyncio.get_running_loop()
@@ -70,7 +72,7 @@ async def test_a_query_never_waits_for_the_event_loops_shared_threads() -> None:
 
 
 QUERY = "which database did we choose for the sensors?"
-FIRST_CALL = ("import json, sys\nfrom kg import load_settings\nfrom kg.core.embeddings import embedder_for\n"
+FIRST_CALL = ("import json, sys\nfrom kg import load_settings\nfrom kg.core.embedders import embedder_for\n"
               "print(json.dumps(embedder_for(load_settings().embedding).embed([sys.argv[1]])[0]))")
 
 
@@ -90,3 +92,21 @@ def test_a_querys_vector_is_the_same_in_every_process_first_call_or_not() -> Non
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == here
+
+
+def test_the_torch_extra_runs_the_same_model() -> None:
+    """`[embedding] provider = "sentence-transformers"` (`kg-memory[torch]`): the bundled MiniLM on
+    torch keeps the vectors' old name and agrees with the int8 ONNX default."""
+    pytest.importorskip("sentence_transformers", reason="the torch extra is not installed")
+    from kg.core.config import EmbeddingSettings
+    from kg.core.torch_embedder import SentenceTransformerEmbedder
+
+    torch_model = SentenceTransformerEmbedder(EmbeddingSettings(provider="sentence-transformers"))
+    assert (torch_model.name, torch_model.dim) == ("local/all-MiniLM-L6-v2", 384)
+    first = torch_model.embed([QUERY])[0]  # its first call: the model loads here
+    texts = [f"Maya: turn {i} says the sensor database moved to Lisbon" for i in range(12)] + [QUERY]
+    together = torch_model.embed(texts)
+    assert torch_model.embed([QUERY])[0] == first
+    default = embedder_for(load_settings().embedding).embed(texts)
+    cosines = [sum(x * y for x, y in zip(a, b)) for a, b in zip(together, default)]
+    assert min(cosines) > 0.99

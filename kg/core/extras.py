@@ -14,6 +14,8 @@ EXTRAS = {
     "graphiti": "`kg import graphiti`",
     "voyage": "Voyage AI embeddings",
     "langgraph": "the LangGraph store",
+    "torch": "sentence-transformers models on torch (the embedder and the cross-encoder reranker)",
+    "otel": "OpenTelemetry tracing",
 }
 
 

@@ -8,6 +8,7 @@ limits them (none given: all, since the local user owns the database anyway).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
@@ -147,6 +148,12 @@ def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
         async with AsyncMemory(settings) as memory:
             scope.opened = memory
-            yield
+            # The client's `initialize` is answered now; the model loads meanwhile, so the first
+            # search waits only for what is left of the load.
+            warm = asyncio.create_task(asyncio.to_thread(getattr(memory.embedder, "load", lambda: None)))
+            try:
+                yield
+            finally:
+                warm.cancel()
 
     build_server(scope, lifespan).run("stdio")
