@@ -68,3 +68,12 @@ def test_import_kg_and_kg_help_load_nothing_heavy() -> None:
         assert done.returncode == 0, done.stderr
         loaded = set(done.stdout.split("\n")[-2].split()) if done.stdout.strip() else set()
         assert loaded <= allowed, (code, loaded - allowed)
+
+
+def test_the_files_the_commands_read_from_the_checkout_are_there() -> None:
+    """`kg demo` reads the sample conversations and `python -m kg.config_reference` writes the
+    configuration page, both beside the package (a folder move once broke the demo's path)."""
+    from kg import config_reference
+    from kg.cli.app import DEMO_FILE
+
+    assert DEMO_FILE.is_file() and config_reference.DOC.is_file()

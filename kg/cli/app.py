@@ -41,7 +41,7 @@ app.command()(index)
 app.command()(search)
 app.add_typer(forget_app, name="forget")
 
-DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
+DEMO_FILE = Path(__file__).resolve().parents[2] / "examples" / "demo_conversations.jsonl"
 
 
 @app.callback()
