@@ -1,3 +1,3 @@
-from kg.cli.app import app
+from kg.cli.app import main
 
-app()
+main()
