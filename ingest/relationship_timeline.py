@@ -73,3 +73,9 @@ def edges_at(records: Iterable[EdgeRecord], as_of: datetime, known_at: datetime 
     """The edges believed at `known_at` (None: now) that hold at valid time `as_of`."""
     return holds(records, as_of, known_at)
 
+
+def by_scope(events: Iterable[EdgeEvent]) -> Mapping[EdgeScope, list[EdgeEvent]]:
+    grouped: dict[EdgeScope, list[EdgeEvent]] = {}
+    for event in events:
+        grouped.setdefault(EdgeScope.of(event), []).append(event)
+    return grouped

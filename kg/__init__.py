@@ -10,19 +10,7 @@ if TYPE_CHECKING:
     from kg.client import AsyncClient, Client
     from kg.memory import AsyncMemory, Memory
 
-__all__ = ["AsyncClient", "AsyncMemory", "Client", "Memory", "Settings", "__version__", "load_settings"]
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("kg-memory")
-    except PackageNotFoundError:  # a checkout used without installing it
-        return "0+unknown"
-
-
-__version__ = _version()
+__all__ = ["AsyncClient", "AsyncMemory", "Client", "Memory", "Settings", "load_settings"]
 
 
 def __getattr__(name: str) -> Any:

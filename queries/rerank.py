@@ -30,6 +30,7 @@ from kg.core.extras import MissingExtra, require
 
 log = logging.getLogger(__name__)
 
+RerankerKind = Literal["none", "cross-encoder", "voyage", "llm"]
 RERANK_V1 = "rerank-v1"
 Messages = list[dict[str, str]]
 _KEYLIKE = re.compile(r"\b(?:pa|al|sk)-[A-Za-z0-9_\-*.]{6,}")

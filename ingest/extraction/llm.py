@@ -22,6 +22,7 @@ from kg.core.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
 
 log = logging.getLogger(__name__)
 
+_Transient = Transient  # older name, kept for importers
 
 
 def usage_of(calls: list[LLMCall]) -> Usage:

@@ -1,6 +1,6 @@
 """The `kg` command line (`kg.cli.app`): one module per group of commands, and `terminal` for what
 they share. `python -m kg.cli` is the same as `kg`."""
 
-from kg.cli.app import app, main
+from kg.cli.app import app
 
-__all__ = ["app", "main"]
+__all__ = ["app"]

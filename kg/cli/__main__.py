@@ -1,3 +1,3 @@
-from kg.cli.app import main
+from kg.cli.app import app
 
-main()
+app()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
@@ -44,7 +45,7 @@ DEMO_FILE = Path(__file__).resolve().parents[2] / "examples" / "demo_conversatio
 
 
 @app.callback()
-def logging_options(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what happens.")) -> None:
+def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what happens.")) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -335,21 +336,5 @@ def demo() -> None:
         console.print("and: MATCH p=(:Turn {namespace:'demo-acme'})-[:MENTIONS]->(:Entity) RETURN p LIMIT 50")
 
 
-def main(argv: list[str] | None = None) -> None:
-    """The `kg` command: the app, with a missing extra or settings that do not load said in words
-    (exit code 2), not as a traceback."""
-    from kg.core.extras import MissingExtra
-    from kg.core.settings_base import SettingsError
-
-    try:
-        app(argv)
-    except MissingExtra as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)  # one line, whatever the width
-        raise SystemExit(2) from None
-    except SettingsError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise SystemExit(2) from None
-
-
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    sys.exit(app())

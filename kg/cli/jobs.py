@@ -172,7 +172,7 @@ def enqueue(
 def kinds() -> None:
     """The registered job kinds, and what each schedule enqueues."""
     from kg.jobs.kinds import KINDS
-    from kg.jobs.sweeps import SCHEDULES, runnable
+    from kg.jobs.sweeps import NOT_YET, SCHEDULES, runnable
 
     table = Table("kind", "what it does", "kg reindex")
     for kind in KINDS.values():
@@ -183,7 +183,7 @@ def kinds() -> None:
     sched = Table("schedule", "trigger", "state")
     for name in SCHEDULES:
         s = getattr(cfg, name)
-        state = "active" if name in active else ("disabled" if not s.enabled else "its job kind is not registered")
+        state = "active" if name in active else ("disabled" if not s.enabled else f"not yet: {NOT_YET.get(name, '')}")
         sched.add_row(name, f"every {s.every_s:g}s" if s.every_s else f"cron {s.cron}", escape(state))
     console.print(sched)
 

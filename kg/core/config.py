@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,7 +21,6 @@ from pydantic_settings import (
 )
 
 from kg.core.memory_settings import MemorySettings
-from kg.core.settings_base import Section, SettingsError, explain
 
 DEFAULT_CONFIG_FILE = "kg.toml"
 
@@ -31,7 +30,7 @@ def _cache_home() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kg-memory"
 
 
-class LocalServerSettings(Section):
+class LocalServerSettings(BaseModel):
     """The managed local Neo4j (assembled from Maven Central, started on loopback)."""
 
     version: str = "5.26.30"  # newest 5.26 LTS patch on Maven Central when pinned
@@ -54,7 +53,7 @@ class LocalServerSettings(Section):
         return v
 
 
-class Neo4jSettings(Section):
+class Neo4jSettings(BaseModel):
     uri: str | None = None  # None: the managed local server, started when needed
     user: str = "neo4j"
     password: SecretStr | None = None  # managed server without one: generated, kept in data_dir
@@ -66,7 +65,7 @@ class Neo4jSettings(Section):
     max_transaction_retry_time_s: float = Field(0.5, ge=0)  # the driver's retry budget: 0.5 gives one retry after ~1 s
 
 
-class EmbeddingSettings(Section):
+class EmbeddingSettings(BaseModel):
     # local: all-MiniLM-L6-v2 in int8 ONNX, no torch (the default); sentence-transformers: any such
     # model on torch (`pip install 'kg-memory[torch]'`); voyage: Voyage AI (`kg-memory[voyage]`)
     provider: Literal["local", "sentence-transformers", "voyage"] = "local"
@@ -84,7 +83,7 @@ class EmbeddingSettings(Section):
     query_threads: int = Field(1, ge=1)
 
 
-class SessionSettings(Section):
+class SessionSettings(BaseModel):
     gap_minutes: float = Field(30, gt=0)  # a longer silence starts a new session
     idle_minutes: float = Field(30, gt=0)  # a session idle this long is closed
     summarize_every_messages: int = Field(20, ge=1)  # an open session's summary is kept current this often
@@ -93,13 +92,13 @@ class SessionSettings(Section):
     llm_summary_every_messages: int = Field(50, ge=0)
 
 
-class IngestSettings(Section):
+class IngestSettings(BaseModel):
     batch_size: int = Field(512, ge=1)  # turns per write transaction
     max_embed_chars: int = Field(4000, ge=100)  # longer turns are stored whole, embedded truncated
     max_text_chars: int = Field(1_000_000, ge=1000)  # a turn over this is rejected
 
 
-class LLMService(Section):
+class LLMService(BaseModel):
     """One LLM endpoint reachable through instructor."""
 
     provider: Literal["anthropic", "openai"] = "anthropic"
@@ -116,11 +115,11 @@ class LLMService(Section):
     temperature: float | None = Field(None, ge=0, le=2)  # OpenAI-compatible only; None: not sent
 
 
-class LLMSettings(Section):
+class LLMSettings(BaseModel):
     services: dict[str, LLMService] = Field(default_factory=dict)
 
 
-class HttpSettings(Section):
+class HttpSettings(BaseModel):
     """The HTTP API (`kg.http`), its MCP endpoint, and `kg mcp`.
 
     `keys` maps an API key, or better its `sha256:<hex digest>`, to the namespaces it may use
@@ -134,7 +133,7 @@ class HttpSettings(Section):
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
 
 
-class JobSettings(Section):
+class JobSettings(BaseModel):
     """The persisted job queue (`kg.jobs.queue`) and its workers (`kg serve`, `kg jobs run-once`)."""
 
     max_attempts: int = Field(5, ge=1)  # a job failing this often is dead-lettered (status "dead")
@@ -157,7 +156,7 @@ class JobSettings(Section):
         return v
 
 
-class Schedule(Section):
+class Schedule(BaseModel):
     """One APScheduler trigger: `every_s` (interval) or `cron` (five crontab fields), not both."""
 
     every_s: float | None = Field(None, gt=0)
@@ -174,7 +173,7 @@ class Schedule(Section):
         return v
 
 
-class ScheduleSettings(Section):
+class ScheduleSettings(BaseModel):
     """What `kg serve` enqueues and when; thresholds of the summary sweep are in [session]."""
 
     summarize: Schedule = Field(default_factory=lambda: Schedule(every_s=300))  # idle or grown sessions
@@ -199,12 +198,6 @@ class Settings(BaseSettings):
     http: HttpSettings = Field(default_factory=HttpSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     schedules: ScheduleSettings = Field(default_factory=ScheduleSettings)
-
-    def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ValidationError as exc:  # in words: which file or variable, which key, the closest valid one
-            raise explain(exc, type(self), _config_path()) from None
 
     @classmethod
     def settings_customise_sources(

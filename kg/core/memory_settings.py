@@ -6,21 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator
 
-from kg.core.settings_base import Section
-from kg.core.vocabulary import RecipeName, RerankerKind
 from kg.core.dedup_settings import DedupSettings  # [memory.entity_deduplication]; pure, no I/O
 
 
-class IndexingSettings(Section):
+class IndexingSettings(BaseModel):
     backend: str = "auto"  # a name in llm.services, "offline", or "auto"
     chunk_token_budget: int = Field(6000, ge=200)
     chunk_overlap: float = Field(0.15, ge=0, lt=0.5)
     max_failures: int = Field(5, ge=1)  # a session whose extraction failed this often is left to `kg index --session`
 
 
-class ConfidenceSettings(Section):
+class ConfidenceSettings(BaseModel):
     """Fact confidence: base(source) x reinforcement boost x staleness; 0 once superseded or retracted."""
 
     base: dict[str, float] = Field(
@@ -39,7 +37,7 @@ class ConfidenceSettings(Section):
         return v
 
 
-class CorrectionClusteringSettings(Section):
+class CorrectionClusteringSettings(BaseModel):
     """The nightly batch: HDBSCAN over correction embeddings (UMAP first for large sets)."""
 
     min_cluster_size: int = Field(2, ge=2)
@@ -51,7 +49,7 @@ class CorrectionClusteringSettings(Section):
     report_dir: Path = Path(".kg/reports")  # relative to the working folder
 
 
-class CorrectionSettings(Section):
+class CorrectionSettings(BaseModel):
     """Corrections: AUDN on ingest, graduation correction -> pattern -> preference -> rule, decay.
 
     Similarities are cosine in [-1, 1] between embeddings of normalized rule texts. A weight is
@@ -80,7 +78,7 @@ class CorrectionSettings(Section):
     clustering: CorrectionClusteringSettings = Field(default_factory=CorrectionClusteringSettings)
 
 
-class SummarySettings(Section):
+class SummarySettings(BaseModel):
     """Session summaries (`Memory.close_session`, `summarize_due`); the triggers are in [session]."""
 
     token_budget: int = Field(6000, ge=200)  # no summarizer call sees more (tokens of ~4 characters)
@@ -93,7 +91,7 @@ class SummarySettings(Section):
     context_turns: int = Field(2, ge=0)  # neighbours either side in a turn's context key
 
 
-class RecallWeights(Section):
+class RecallWeights(BaseModel):
     """`Memory.recall`: score = similarity + graph relevance + fact confidence, weighted."""
 
     similarity: float = Field(1.0, ge=0)
@@ -101,10 +99,10 @@ class RecallWeights(Section):
     confidence: float = Field(0.3, ge=0)  # facts; turns and summaries count as fully confident
 
 
-class RerankSettings(Section):
+class RerankSettings(BaseModel):
     """`[memory.retrieval.rerank]`: the rerank stage of the configured strategy (`kg.queries.rerank`)."""
 
-    reranker: RerankerKind = "none"
+    reranker: Literal["none", "cross-encoder", "voyage", "llm"] = "none"
     top_n: int = Field(20, ge=2)  # turns of the final list (hierarchical) or fused list reordered
     # a local folder, or a model name (fetched from the model hub on a machine that reaches it)
     cross_encoder_model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
@@ -124,7 +122,7 @@ TURNS_PER_SESSION_T = 20  # T: turns stage 2 keeps from each session
 VectorSet = Literal["turns", "corrections", "entities"]
 
 
-class VectorSearchSettings(Section):
+class VectorSearchSettings(BaseModel):
     """One policy for every vector search (turns, corrections, entity names): a set this small is
     scanned exactly (cosine over each vector, which beats an index that spans every namespace while
     the set is small); a larger one asks the HNSW index, fetching `index_overfetch_<kind>` hits per
@@ -148,8 +146,8 @@ class VectorSearchSettings(Section):
         return min(self.index_max_fetch, max(k * getattr(self, f"index_overfetch_{kind}"), diluted))
 
 
-class RetrievalSettings(Section):
-    strategy: RecipeName = "hierarchical"  # the default recipe
+class RetrievalSettings(BaseModel):
+    strategy: Literal["flat", "hybrid", "hierarchical"] = "hierarchical"  # the default recipe
     sessions: int = Field(SESSIONS_S, ge=1)  # S: sessions stage 1 passes to stage 2
     turns_per_session: int = Field(TURNS_PER_SESSION_T, ge=1)  # T: turns stage 2 keeps from each session
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
@@ -160,7 +158,7 @@ class RetrievalSettings(Section):
     rerank: RerankSettings = Field(default_factory=RerankSettings)
 
 
-class ValueSettings(Section):
+class ValueSettings(BaseModel):
     """`[memory.values]`: when two objects of one subject+predicate are the same value."""
 
     normalize: Literal["exact", "casefold"] = "casefold"  # casefold: case, whitespace and NFKC ignored;
@@ -168,7 +166,7 @@ class ValueSettings(Section):
     predicates: dict[str, Literal["exact", "casefold"]] = Field(default_factory=dict)  # per-predicate override
 
 
-class MemorySettings(Section):
+class MemorySettings(BaseModel):
     indexing: IndexingSettings = Field(default_factory=IndexingSettings)
     predicates: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
     # relationship type -> cardinality, over the defaults of kg.ingest.relationship_timeline

@@ -31,7 +31,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from kg.jobs.kinds import KINDS
 from kg.jobs.queue import JobQueue
-from kg.jobs.sweeps import SCHEDULES, runnable, run_sweep
+from kg.jobs.sweeps import NOT_YET, SCHEDULES, runnable, run_sweep
 from kg.jobs.worker import Worker
 from kg.jobs.process import WorkerProcess
 from kg.core.config import Settings
@@ -49,7 +49,7 @@ def build_scheduler(memory: AsyncMemory, queue: JobQueue, namespace: str | None 
     for name in SCHEDULES:
         schedule = getattr(cfg, name)
         if name not in active:
-            why = "disabled" if not schedule.enabled else "its job kind is not registered"
+            why = "disabled" if not schedule.enabled else NOT_YET.get(name, "its job kind is not registered")
             log.info("schedule %s: not scheduled (%s)", name, why)
             continue
         if schedule.every_s is not None:

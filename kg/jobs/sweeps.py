@@ -117,6 +117,8 @@ SWEEPS: dict[str, tuple[Sweep, Callable[[], bool]]] = {
     "corrections": (corrections_sweep, lambda: "maintain_corrections" in KINDS),
     "reindex": (reindex_sweep, lambda: any(k.stale_query for k in KINDS.values())),
 }
+# Why a schedule has nothing to run (shown by `kg jobs kinds` and `kg serve -v`).
+NOT_YET: dict[str, str] = {}
 
 
 def latest_fire(schedule: Schedule, tz: str, now: datetime) -> datetime | None:

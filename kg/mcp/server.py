@@ -26,8 +26,6 @@ from starlette.types import Scope as AsgiScope
 
 from kg.mcp import facts, relationships, sessions
 from kg.mcp.door import K, Door, LocalScope, Scope, instant
-from kg.core.vocabulary import RecipeChoice
-from kg import __version__
 from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
 from kg.core.correction_models import CoreRules
@@ -47,15 +45,14 @@ INSTRUCTIONS = (
 
 
 def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
-    server = MCPServer("kg-memory", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
-                       log_level="WARNING")
+    server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
     door = Door(scope)
     open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
 
     @server.tool()
     async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
-                           recipe: RecipeChoice | None = None,
+                           recipe: Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"] | None = None,
                            as_of: datetime | None = None) -> list[RankedTurn]:
         """Past conversation turns that best answer `query`, best first, by the memory's default
         retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
