@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
-from kg.cli.terminal import NAMESPACE, console, err, instant, run
+from kg.cli.terminal import NAMESPACE, Commands, console, err, instant, run
 from kg.cli.corrections import corrections_app, rules
 from kg.cli.forget import forget_app
 from kg.cli.index import index
@@ -26,7 +26,7 @@ from kg.core.models import NAMESPACE_RULE, IngestReport, Message, valid_namespac
 from kg.core.neo4j_local import LocalNeo4j, LocalServerError
 from kg.core.store import Store, StoreError
 
-app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
+app = Commands(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
                    rich_markup_mode=None)
 neo4j_app = typer.Typer(help="The managed local Neo4j 5.26 server.", no_args_is_help=True,
                          rich_markup_mode=None)

@@ -12,7 +12,7 @@ import contextlib
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
 
-from kg.core.extras import require
+from kg.core.extras import package_version, require
 
 require("server", "mcp", "starlette")
 
@@ -44,7 +44,7 @@ INSTRUCTIONS = (
 
 
 def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
-    server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+    server = MCPServer("kg-memory", version=package_version(), instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
     door = Door(scope)
     open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
