@@ -10,6 +10,7 @@ from pydantic import Field, SecretStr, field_validator
 
 from kg.core.dedup_settings import DedupSettings  # [memory.entity_deduplication]; pure, no I/O
 from kg.core.settings_section import Section
+from kg.core.vocabulary import RecipeName, RerankerKind
 
 
 class IndexingSettings(Section):
@@ -103,7 +104,7 @@ class RecallWeights(Section):
 class RerankSettings(Section):
     """`[memory.retrieval.rerank]`: the rerank stage of the configured strategy (`kg.queries.rerank`)."""
 
-    reranker: Literal["none", "cross-encoder", "voyage", "llm"] = "none"
+    reranker: RerankerKind = "none"
     top_n: int = Field(20, ge=2)  # turns of the final list (hierarchical) or fused list reordered
     # a local folder, or a model name (fetched from the model hub on a machine that reaches it)
     cross_encoder_model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
@@ -148,7 +149,7 @@ class VectorSearchSettings(Section):
 
 
 class RetrievalSettings(Section):
-    strategy: Literal["flat", "hybrid", "hierarchical"] = "hierarchical"  # the default recipe
+    strategy: RecipeName = "hierarchical"  # the default recipe
     sessions: int = Field(SESSIONS_S, ge=1)  # S: sessions stage 1 passes to stage 2
     turns_per_session: int = Field(TURNS_PER_SESSION_T, ge=1)  # T: turns stage 2 keeps from each session
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion

@@ -19,6 +19,7 @@ from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest  # noqa: E4
 from kg.memory import AsyncMemory  # noqa: E402
 from kg.memory_erase import LOCAL  # noqa: E402
 from kg.core.models import as_utc, check_namespace  # noqa: E402
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN  # noqa: E402
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -72,7 +73,7 @@ class HttpScope:
         return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
 
 
-K = Annotated[int, Field(ge=1, le=100, description="How many results (1..100).")]
+K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]
 
 
 class Door:
