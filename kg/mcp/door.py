@@ -1,5 +1,6 @@
 """What every MCP tool does before it touches the memory (`Door`), and who may call it (`Scope`):
-shared by the tool modules (`kg.mcp_tools_*`), which `kg.mcp` registers on its server."""
+shared by the tool modules (`kg.mcp.sessions`, `.facts`, `.relationships`), which `kg.mcp.server`
+registers on its server."""
 
 from __future__ import annotations
 
