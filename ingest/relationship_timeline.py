@@ -17,7 +17,7 @@ Events and records here name entities by id (`subject`, `object_value`); the wri
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -72,10 +72,3 @@ def plan_edge(
 def edges_at(records: Iterable[EdgeRecord], as_of: datetime, known_at: datetime | None = None) -> list[EdgeRecord]:
     """The edges believed at `known_at` (None: now) that hold at valid time `as_of`."""
     return holds(records, as_of, known_at)
-
-
-def by_scope(events: Iterable[EdgeEvent]) -> Mapping[EdgeScope, list[EdgeEvent]]:
-    grouped: dict[EdgeScope, list[EdgeEvent]] = {}
-    for event in events:
-        grouped.setdefault(EdgeScope.of(event), []).append(event)
-    return grouped

@@ -27,6 +27,7 @@ from kg.core.facts_models import FactView, RememberResult
 from kg.core.models import Attachment, IngestReport, Message, Turn, check_namespace
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
 from kg.core.values import native_props
+from kg.core.vocabulary import check_k
 
 
 class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
@@ -193,6 +194,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         only, "bm25": words only, "hybrid", "hierarchical"; "vector" and "fulltext" are the old names
         of flat and bm25) or is a `kg.queries.recipes.Recipe`. `as_of` hides later turns. Every door
         (HTTP GET /search, MCP search_turns, `kg search`) runs this."""
+        check_k(k)
         chosen = self._recipe(recipe)
         found = await self._retriever().search(namespace, query, k, chosen, as_of)
         return await ranked_turns(self.store, found, chosen)
@@ -207,12 +209,14 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         self, namespace: str, query: str, k: int = 5, recipe: str | Recipe | None = None, as_of: datetime | None = None
     ) -> list[SessionHit]:
         """Session arcs for "what did we discuss about X?": sessions with their summary and best turns."""
+        check_k(k)
         return await search_sessions(self._retriever(), namespace, query, k, self._recipe(recipe), as_of)
 
     async def search_memories(
         self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None
     ) -> list[MemoryHit]:
         """Facts and turns for "what did we decide about X?", one score each (see `recall`)."""
+        check_k(k)
         return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
                             namespace, query, k, self._recipe(None), as_of, frozenset({"turn", "fact"}))
 
@@ -220,6 +224,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         """Turns, facts and summaries ranked by one score: similarity + graph relevance (closeness to
         the entities the query names) + fact confidence, weighted by `[memory.retrieval.recall]`.
         Superseded facts are excluded; `as_of` asks about that moment."""
+        check_k(k)
         return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
                             namespace, query, k, self._recipe(None), as_of)
 

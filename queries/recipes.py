@@ -23,11 +23,11 @@ from __future__ import annotations
 from typing import Literal
 
 from kg.core.memory_settings import SESSIONS_S, TURNS_PER_SESSION_T
+from kg.core.vocabulary import RECIPE_ALIASES, RerankerKind
 from pydantic import BaseModel, ConfigDict, Field
 
 Method = Literal["vector", "fulltext"]
 Key = Literal["turn", "context"]
-Reranker = Literal["none", "cross-encoder", "voyage", "llm"]
 
 
 class Boosts(BaseModel):
@@ -60,7 +60,7 @@ class Recipe(BaseModel):
     summary_vector_weight: float = Field(0.0, ge=0)
     summary_text_weight: float = Field(0.1, ge=0)
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
-    reranker: Reranker = "none"
+    reranker: RerankerKind = "none"
     rerank_top_n: int = Field(20, ge=2)  # turns of the final (or fused) list the reranker reorders
 
 
@@ -71,11 +71,11 @@ HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True)
 HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, content_words=True, two_stage=True)
 RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHICAL)}
 # The names of the old per-door search methods, kept so `strategy=vector` still means the same ranking.
-ALIASES: dict[str, str] = {"vector": "flat", "fulltext": "bm25"}
+ALIASES = RECIPE_ALIASES
 
 
 def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_session: int | None = None,
-           reranker: Reranker | None = None, rerank_top_n: int | None = None) -> Recipe:
+           reranker: RerankerKind | None = None, rerank_top_n: int | None = None) -> Recipe:
     """A recipe by name (or as given), with S, T and the rerank stage overridden when set (a copy,
     never in place)."""
     if isinstance(name_or_recipe, Recipe):

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -30,7 +30,6 @@ from kg.core.extras import MissingExtra, require
 
 log = logging.getLogger(__name__)
 
-RerankerKind = Literal["none", "cross-encoder", "voyage", "llm"]
 RERANK_V1 = "rerank-v1"
 Messages = list[dict[str, str]]
 _KEYLIKE = re.compile(r"\b(?:pa|al|sk)-[A-Za-z0-9_\-*.]{6,}")

@@ -3,6 +3,8 @@ the extra names it)."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import subprocess
 import sys
 import tomllib
@@ -77,3 +79,31 @@ def test_the_files_the_commands_read_from_the_checkout_are_there() -> None:
     from kg.cli.app import DEMO_FILE
 
     assert DEMO_FILE.is_file() and config_reference.DOC.is_file()
+
+
+def test_a_command_without_its_extra_is_one_line_and_exit_code_2() -> None:
+    for command in ("mcp", "serve"):
+        done = run(f"from kg.cli import app\napp([{command!r}])", "fastapi", "uvicorn", "apscheduler", "mcp")
+        assert done.returncode == 2, (command, done.stderr[-800:])
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in done.stderr, (command, done.stderr[-800:])
+        assert "`server`" in lines[0] and "pip install 'kg-memory[server]'" in lines[0], (command, lines)
+
+
+def test_a_mistyped_setting_is_one_line_and_exit_code_2(tmp_path: Path) -> None:
+    config = tmp_path / "kg.toml"
+    config.write_text('[memory.retrieval]\nstrategi = "flat"\n')
+    done = subprocess.run([sys.executable, "-m", "kg.cli", "search", "anything", "-n", "typo"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "KG_CONFIG": str(config)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-800:]
+    assert "'strategi'" in done.stderr and "'strategy'" in done.stderr, done.stderr
+
+
+async def test_the_mcp_server_reports_the_package_version() -> None:
+    from mcp import Client
+
+    from kg.mcp.server import LocalScope, build_server
+
+    async with Client(build_server(LocalScope())) as client:
+        assert client.server_info.name == "kg-memory"
+        assert client.server_info.version == importlib.metadata.version("kg-memory") != ""

@@ -22,8 +22,6 @@ from kg.core.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
 
 log = logging.getLogger(__name__)
 
-_Transient = Transient  # older name, kept for importers
-
 
 def usage_of(calls: list[LLMCall]) -> Usage:
     return Usage(len(calls), sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls))

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, console, err, instant, run
+from kg.cli.terminal import NAMESPACE, Commands, console, err, instant, run
 from kg.cli.corrections import corrections_app, rules
 from kg.cli.neo4j import local_server as _local, neo4j_app, neo4j_start
 from kg.cli.forget import forget_app
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver o
     from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
     from kg.memory import AsyncMemory
 
-app = typer.Typer(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
+app = Commands(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
                    rich_markup_mode=None)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(jobs_app, name="jobs")

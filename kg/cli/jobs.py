@@ -172,18 +172,17 @@ def enqueue(
 def kinds() -> None:
     """The registered job kinds, and what each schedule enqueues."""
     from kg.jobs.kinds import KINDS
-    from kg.jobs.sweeps import NOT_YET, SCHEDULES, runnable
+    from kg.jobs.sweeps import SCHEDULES, idle_reason
 
     table = Table("kind", "what it does", "kg reindex")
     for kind in KINDS.values():
         table.add_row(kind.name, escape(kind.about), "yes" if kind.stale_query else "")
     console.print(table)
     cfg = load_settings().schedules
-    active = runnable(cfg)
     sched = Table("schedule", "trigger", "state")
     for name in SCHEDULES:
         s = getattr(cfg, name)
-        state = "active" if name in active else ("disabled" if not s.enabled else f"not yet: {NOT_YET.get(name, '')}")
+        state = idle_reason(cfg, name) or "active"
         sched.add_row(name, f"every {s.every_s:g}s" if s.every_s else f"cron {s.cron}", escape(state))
     console.print(sched)
 

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.core.config import Settings, load_settings
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN
 from kg.core.recall_models import RankedTurn
 from kg.cli.terminal import NAMESPACE, console, err, run
 
@@ -66,7 +67,7 @@ def via_serve(settings: Settings, namespace: str, query: str, k: int, recipe: st
 def search(
     query: str = typer.Argument(...),
     namespace: str = NAMESPACE,
-    k: int = typer.Option(5, "--k", "-k", min=1, max=200),
+    k: int = typer.Option(5, "--k", "-k", min=K_MIN, max=K_MAX, help=K_DOC),
     recipe: Optional[str] = typer.Option(None, "--recipe", "-r", help="flat, bm25, hybrid or hierarchical; default "
                                          "the configured strategy (vector and fulltext: old names of flat and bm25)."),
     as_json: bool = typer.Option(False, "--json", help="Print the hits as JSON."),

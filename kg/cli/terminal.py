@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from kg.core.extras import MissingExtra
+
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.core.embeddings import EmbeddingError
     from kg.core.neo4j_local import LocalServerError
@@ -22,6 +24,20 @@ T = TypeVar("T")
 # Pipes and CI logs get wide, readable tables; a terminal keeps its own width.
 console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+
+
+class Commands(typer.Typer):
+    """The `kg` application: a missing extra or a mistyped setting is a user's fix, not a bug, so it
+    ends in one line naming the fix and exit code 2 instead of a traceback."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from kg.core.settings_section import UnknownSettingError
+
+        try:
+            return super().__call__(*args, **kwargs)
+        except (MissingExtra, UnknownSettingError) as exc:
+            err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+            sys.exit(2)
 
 
 def run(coro: Coroutine[Any, Any, T], *also: type[Exception]) -> T:

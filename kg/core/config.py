@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +21,7 @@ from pydantic_settings import (
 )
 
 from kg.core.memory_settings import MemorySettings
+from kg.core.settings_section import Section, unknown_keys
 
 DEFAULT_CONFIG_FILE = "kg.toml"
 
@@ -30,7 +31,7 @@ def _cache_home() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kg-memory"
 
 
-class LocalServerSettings(BaseModel):
+class LocalServerSettings(Section):
     """The managed local Neo4j (assembled from Maven Central, started on loopback)."""
 
     version: str = "5.26.30"  # newest 5.26 LTS patch on Maven Central when pinned
@@ -53,7 +54,7 @@ class LocalServerSettings(BaseModel):
         return v
 
 
-class Neo4jSettings(BaseModel):
+class Neo4jSettings(Section):
     uri: str | None = None  # None: the managed local server, started when needed
     user: str = "neo4j"
     password: SecretStr | None = None  # managed server without one: generated, kept in data_dir
@@ -65,7 +66,7 @@ class Neo4jSettings(BaseModel):
     max_transaction_retry_time_s: float = Field(0.5, ge=0)  # the driver's retry budget: 0.5 gives one retry after ~1 s
 
 
-class EmbeddingSettings(BaseModel):
+class EmbeddingSettings(Section):
     # local: all-MiniLM-L6-v2 in int8 ONNX, no torch (the default); sentence-transformers: any such
     # model on torch (`pip install 'kg-memory[torch]'`); voyage: Voyage AI (`kg-memory[voyage]`)
     provider: Literal["local", "sentence-transformers", "voyage"] = "local"
@@ -83,7 +84,7 @@ class EmbeddingSettings(BaseModel):
     query_threads: int = Field(1, ge=1)
 
 
-class SessionSettings(BaseModel):
+class SessionSettings(Section):
     gap_minutes: float = Field(30, gt=0)  # a longer silence starts a new session
     idle_minutes: float = Field(30, gt=0)  # a session idle this long is closed
     summarize_every_messages: int = Field(20, ge=1)  # an open session's summary is kept current this often
@@ -92,13 +93,13 @@ class SessionSettings(BaseModel):
     llm_summary_every_messages: int = Field(50, ge=0)
 
 
-class IngestSettings(BaseModel):
+class IngestSettings(Section):
     batch_size: int = Field(512, ge=1)  # turns per write transaction
     max_embed_chars: int = Field(4000, ge=100)  # longer turns are stored whole, embedded truncated
     max_text_chars: int = Field(1_000_000, ge=1000)  # a turn over this is rejected
 
 
-class LLMService(BaseModel):
+class LLMService(Section):
     """One LLM endpoint reachable through instructor."""
 
     provider: Literal["anthropic", "openai"] = "anthropic"
@@ -115,11 +116,11 @@ class LLMService(BaseModel):
     temperature: float | None = Field(None, ge=0, le=2)  # OpenAI-compatible only; None: not sent
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(Section):
     services: dict[str, LLMService] = Field(default_factory=dict)
 
 
-class HttpSettings(BaseModel):
+class HttpSettings(Section):
     """The HTTP API (`kg.http`), its MCP endpoint, and `kg mcp`.
 
     `keys` maps an API key, or better its `sha256:<hex digest>`, to the namespaces it may use
@@ -133,7 +134,7 @@ class HttpSettings(BaseModel):
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
 
 
-class JobSettings(BaseModel):
+class JobSettings(Section):
     """The persisted job queue (`kg.jobs.queue`) and its workers (`kg serve`, `kg jobs run-once`)."""
 
     max_attempts: int = Field(5, ge=1)  # a job failing this often is dead-lettered (status "dead")
@@ -156,7 +157,7 @@ class JobSettings(BaseModel):
         return v
 
 
-class Schedule(BaseModel):
+class Schedule(Section):
     """One APScheduler trigger: `every_s` (interval) or `cron` (five crontab fields), not both."""
 
     every_s: float | None = Field(None, gt=0)
@@ -173,7 +174,7 @@ class Schedule(BaseModel):
         return v
 
 
-class ScheduleSettings(BaseModel):
+class ScheduleSettings(Section):
     """What `kg serve` enqueues and when; thresholds of the summary sweep are in [session]."""
 
     summarize: Schedule = Field(default_factory=lambda: Schedule(every_s=300))  # idle or grown sessions
@@ -198,6 +199,15 @@ class Settings(BaseSettings):
     http: HttpSettings = Field(default_factory=HttpSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     schedules: ScheduleSettings = Field(default_factory=ScheduleSettings)
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            unknown = unknown_keys(exc, type(self), _config_path())
+            if unknown is None:
+                raise
+            raise unknown from None
 
     @classmethod
     def settings_customise_sources(

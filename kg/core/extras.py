@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
+
+DISTRIBUTION = "kg-memory"
 
 EXTRAS = {
     "server": "the HTTP API, MCP and `kg serve`",
@@ -23,8 +26,17 @@ class MissingExtra(ImportError):
     pass
 
 
+def package_version() -> str:
+    """The installed distribution's version, as the doors report it."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:  # a checkout on sys.path, never installed
+        return "0+unknown"
+
+
 def require(extra: str, *modules: str) -> None:
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
-        raise MissingExtra(f"{', '.join(missing)} is not installed: {EXTRAS[extra]} needs the optional extra "
-                           f"`{extra}` (pip install 'kg-memory[{extra}]')", name=missing[0])
+        verb = "is" if len(missing) == 1 else "are"
+        raise MissingExtra(f"{', '.join(missing)} {verb} not installed: {EXTRAS[extra]} needs the optional extra "
+                           f"`{extra}` (pip install '{DISTRIBUTION}[{extra}]')", name=missing[0])

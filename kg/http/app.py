@@ -3,8 +3,8 @@
 Every memory route lives under `/v1/namespaces/{namespace}`; a request passes the API-key check
 (`kg.access`) for that namespace before it touches the database. Errors are JSON:
 `{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Routes are in
-`kg.http.routes` (scope, health, jobs), `kg.http.turns` and `kg.http.facts`; the MCP endpoint
-(`/mcp`, streamable HTTP) comes from `kg.mcp`.
+`kg.http.routes` (health, jobs), `kg.http.turns`, `kg.http.facts`, `kg.http.relationships` and
+`kg.http.erase`; the MCP endpoint (`/mcp`, streamable HTTP) comes from `kg.mcp.server`.
 """
 
 from __future__ import annotations

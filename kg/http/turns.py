@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field, SkipValidation
@@ -14,6 +14,7 @@ from kg.core.limits import SessionId
 from kg.memory import AsyncMemory
 from kg.core.models import Message, Session, SessionTurns
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice
 
 
 class MessagesIn(BaseModel):
@@ -109,17 +110,15 @@ async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
     return await memory.summaries(namespace, session_id, include_expired)
 
 
-SearchStrategy = Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"]
 Q = Query(min_length=1, max_length=2000, description="What to look for.")
-K_DOC = "How many results (1..100)."
 
 
 @scoped.get("/search", response_model=list[RankedTurn], tags=["search"])
 async def search(
     namespace: Existing, memory: Mem,
     q: str = Q,
-    k: int = Query(10, ge=1, le=200),
-    strategy: SearchStrategy | None = Query(None, description="The retrieval recipe; default `[memory.retrieval] "
+    k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC),
+    strategy: RecipeChoice | None = Query(None, description="The retrieval recipe; default `[memory.retrieval] "
                                             "strategy` (hierarchical). flat: dense only, bm25: words only; vector "
                                             "and fulltext are their old names. Each hit names its `recipe`."),
     as_of: Instant = None,
@@ -130,21 +129,21 @@ async def search(
 
 @scoped.get("/search/sessions", response_model=list[SessionHit], tags=["search"])
 async def search_sessions(namespace: Existing, memory: Mem, q: str = Q,
-                          k: int = Query(5, ge=1, le=100, description=K_DOC)) -> list[SessionHit]:
+                          k: int = Query(5, ge=K_MIN, le=K_MAX, description=K_DOC)) -> list[SessionHit]:
     """Sessions about `q` ("what did we discuss about X?"), each with its summary and best turns."""
     return await memory.search_sessions(namespace, q, k)
 
 
 @scoped.get("/search/memories", response_model=list[MemoryHit], tags=["search"])
 async def search_memories(namespace: Existing, memory: Mem, q: str = Q,
-                          k: int = Query(10, ge=1, le=100, description=K_DOC)) -> list[MemoryHit]:
+                          k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC)) -> list[MemoryHit]:
     """Facts and turns about `q` ("what did we decide about X?"), one score each."""
     return await memory.search_memories(namespace, q, k)
 
 
 @scoped.get("/recall", response_model=list[MemoryHit], tags=["search"])
 async def recall(namespace: Existing, memory: Mem, q: str = Q,
-                 k: int = Query(10, ge=1, le=100, description=K_DOC), as_of: Instant = None) -> list[MemoryHit]:
+                 k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC), as_of: Instant = None) -> list[MemoryHit]:
     """Turns, facts and summaries ranked by one score (similarity + graph relevance + confidence);
     superseded facts excluded; `as_of` asks about that moment."""
     return await memory.recall(namespace, q, k, utc(as_of))

@@ -31,7 +31,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from kg.jobs.kinds import KINDS
 from kg.jobs.queue import JobQueue
-from kg.jobs.sweeps import NOT_YET, SCHEDULES, runnable, run_sweep
+from kg.jobs.sweeps import SCHEDULES, idle_reason, run_sweep
 from kg.jobs.worker import Worker
 from kg.jobs.process import WorkerProcess
 from kg.core.config import Settings
@@ -45,11 +45,10 @@ def build_scheduler(memory: AsyncMemory, queue: JobQueue, namespace: str | None 
     interval sweeps also run once at start-up."""
     cfg = memory.settings.schedules
     scheduler = AsyncIOScheduler(timezone=cfg.timezone)
-    active = runnable(cfg)
     for name in SCHEDULES:
         schedule = getattr(cfg, name)
-        if name not in active:
-            why = "disabled" if not schedule.enabled else NOT_YET.get(name, "its job kind is not registered")
+        why = idle_reason(cfg, name)
+        if why is not None:
             log.info("schedule %s: not scheduled (%s)", name, why)
             continue
         if schedule.every_s is not None:

@@ -117,8 +117,6 @@ SWEEPS: dict[str, tuple[Sweep, Callable[[], bool]]] = {
     "corrections": (corrections_sweep, lambda: "maintain_corrections" in KINDS),
     "reindex": (reindex_sweep, lambda: any(k.stale_query for k in KINDS.values())),
 }
-# Why a schedule has nothing to run (shown by `kg jobs kinds` and `kg serve -v`).
-NOT_YET: dict[str, str] = {}
 
 
 def latest_fire(schedule: Schedule, tz: str, now: datetime) -> datetime | None:
@@ -139,14 +137,17 @@ def latest_fire(schedule: Schedule, tz: str, now: datetime) -> datetime | None:
     return None
 
 
+def idle_reason(settings: ScheduleSettings, name: str) -> str | None:
+    """Why a schedule runs nothing (shown by `kg jobs kinds` and `kg serve -v`); None: it runs."""
+    if not getattr(settings, name).enabled:
+        return "disabled"
+    entry = SWEEPS.get(name)
+    return None if entry is not None and entry[1]() else "its job kind is not registered"
+
+
 def runnable(settings: ScheduleSettings) -> list[str]:
     """The enabled schedules whose sweep and job kind exist."""
-    names = []
-    for name in SCHEDULES:
-        entry = SWEEPS.get(name)
-        if getattr(settings, name).enabled and entry is not None and entry[1]():
-            names.append(name)
-    return names
+    return [name for name in SCHEDULES if idle_reason(settings, name) is None]
 
 
 async def run_sweep(

@@ -1,5 +1,6 @@
 """What every MCP tool does before it touches the memory (`Door`), and who may call it (`Scope`):
-shared by the tool modules (`kg.mcp_tools_*`), which `kg.mcp` registers on its server."""
+shared by the tool modules (`kg.mcp.sessions`, `.facts`, `.relationships`), which `kg.mcp.server`
+registers on its server."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest  # noqa: E4
 from kg.memory import AsyncMemory  # noqa: E402
 from kg.memory_erase import LOCAL  # noqa: E402
 from kg.core.models import as_utc, check_namespace  # noqa: E402
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN  # noqa: E402
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -72,7 +74,7 @@ class HttpScope:
         return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
 
 
-K = Annotated[int, Field(ge=1, le=100, description="How many results (1..100).")]
+K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]
 
 
 class Door:

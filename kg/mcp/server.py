@@ -13,7 +13,7 @@ import contextlib
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
 
-from kg.core.extras import require
+from kg.core.extras import package_version, require
 
 require("server", "mcp", "starlette")
 
@@ -33,6 +33,7 @@ from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import FieldError
 from kg.memory import AsyncMemory
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
+from kg.core.vocabulary import RecipeChoice
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -45,18 +46,18 @@ INSTRUCTIONS = (
 
 
 def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
-    server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+    server = MCPServer("kg-memory", version=package_version(), instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
     door = Door(scope)
     open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
 
     @server.tool()
     async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
-                           recipe: Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"] | None = None,
+                           recipe: RecipeChoice | None = None,
                            as_of: datetime | None = None) -> list[RankedTurn]:
         """Past conversation turns that best answer `query`, best first, by the memory's default
         retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
-        `recipe` names another (flat: by meaning only; bm25: by words only). `k`: 1 to 100."""
+        `recipe` names another (flat: by meaning only; bm25: by words only)."""
         memory = await door.open(ctx, namespace, existing=True)
         return await memory.search_turns(namespace, query, k, recipe, instant(as_of))
 

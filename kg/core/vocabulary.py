@@ -1,0 +1,26 @@
+"""The words every door shares, defined once: how many results a search may ask for, the retrieval
+recipes' names and the reranker kinds. HTTP, MCP, the CLI, the facade and the settings read them
+from here, so a door cannot drift (field limits are in `kg.core.limits`)."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# `k` of every search (turns, sessions, memories, recall), at every door; out of range is refused, never clamped.
+K_MIN, K_MAX = 1, 100
+K_DOC = f"How many results ({K_MIN}..{K_MAX})."
+
+RecipeName = Literal["flat", "bm25", "hybrid", "hierarchical"]
+RECIPE_NAMES: tuple[str, ...] = get_args(RecipeName)
+# Old names a caller may still pass; the hit names the recipe it resolved to.
+RECIPE_ALIASES: dict[str, RecipeName] = {"vector": "flat", "fulltext": "bm25"}
+RecipeChoice = Literal[RecipeName, "vector", "fulltext"]  # what a door accepts
+
+RerankerKind = Literal["none", "cross-encoder", "voyage", "llm"]
+RERANKER_KINDS: tuple[str, ...] = get_args(RerankerKind)
+
+
+def check_k(k: int) -> int:
+    if not K_MIN <= k <= K_MAX:
+        raise ValueError(f"k must be {K_MIN}..{K_MAX}, got {k}")
+    return k
