@@ -39,7 +39,8 @@ _WORDS = re.compile(r"[\w'’-]+")
 async def ranked_turns(store: Store, found: Retrieval, recipe: Recipe) -> list[RankedTurn]:
     turns = dict(found.hydrated)
     turns.update(await cand.hydrate_turns(store, [t for t, _ in found.turns if t not in turns]))
-    return [RankedTurn(turn=turns[t], score=s, recipe=recipe.name) for t, s in found.turns if t in turns]
+    return [RankedTurn(turn=turns[t], score=s, recipe=recipe.name, degraded=found.degraded is not None,
+                       degraded_reason=found.degraded) for t, s in found.turns if t in turns]
 
 
 async def search_sessions(retriever: Retriever, namespace: str, query: str, k: int, recipe: Recipe,
