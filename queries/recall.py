@@ -141,7 +141,9 @@ async def _facts(retriever: Retriever, cfg: ConfidenceSettings, weights: RecallW
     views = [_fact_view(r, at, cfg) for r in rows]
     sentences = [f"{v.subject} {v.predicate.replace('_', ' ')} {v.object_value}" for v in views]
     vector = found.vector if found.vector is not None else await retriever.embed(query)
-    vectors = await embed_async(retriever.embedder, sentences)
+    # a degraded search's query vector is the fallback's: the facts are embedded by the same model
+    embedder = retriever.chain.fallback if found.degraded and retriever.chain.fallback else retriever.embedder
+    vectors = await embed_async(embedder, sentences)
     hits = []
     for row, view, text, v in zip(rows, views, sentences, vectors):
         cosine = max(0.0, sum(a * b for a, b in zip(v, vector)))

@@ -53,7 +53,7 @@ class Retrieval:
     candidates: dict[str, cand.Candidate] = field(default_factory=dict)
     named: set[str] = field(default_factory=set)
     window: TimeWindow | None = None
-    vector: list[float] | None = None
+    vector: list[float] | None = None  # the query's, by the fallback embedder when `degraded`
     hydrated: dict[str, Turn] = field(default_factory=dict)  # turns already read in full (stage 2)
     degraded: str | None = None  # why the primary embedder was not used (kg.core.embedding_fallback)
 
@@ -198,7 +198,8 @@ class Retriever:
         pool = {c.id: c for ranked in lists for c in ranked}
         scores = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k)
         order = ranking(scores)[:k]
-        return Retrieval([(t, scores[t]) for t in order], _first_seen(order, pool), pool, degraded=reason)
+        return Retrieval([(t, scores[t]) for t in order], _first_seen(order, pool), pool, vector=vector,
+                         degraded=reason)
 
     async def _reranked(self, query: str, order: list[str], scores: dict[str, float], recipe: Recipe,
                         known: dict[str, Turn] | None = None) -> tuple[list[str], dict[str, Turn]]:

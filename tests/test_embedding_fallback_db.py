@@ -127,6 +127,11 @@ async def test_memory_falls_back_then_reembeds(memory: AsyncMemory, voyage: tupl
         assert all(h.degraded for h in hits)
         assert f"{VOYAGE} unavailable ({why})" in (hits[0].degraded_reason or "")
 
+    state.state = "fail"  # recall scores facts against the fallback's query vector with the same model
+    await memory.remember("mem", "greenhouse thermostat", "reads", "21 degrees")
+    recalled = await memory.recall("mem", "greenhouse thermostat temperature", k=5)
+    assert {"turn", "fact"} <= {h.kind for h in recalled}
+
     state.state = "ok"
     assert await reembed_fallback(settings) == 3
     assert await fallback_vectors(memory, "mem") == 0
