@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Sequence
 
-from kg.core.embeddings import Embedder, EmbeddingError, embed_async
+from kg.core.embeddings import Embedder, embed_async
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,6 @@ class FallbackChain:
 
 
 def _reason(e: Exception) -> str:
-    cause = e.__cause__ if isinstance(e, EmbeddingError) and e.__cause__ is not None else e
-    text = "timed out" if "timeout" in type(cause).__name__.lower() or "timed out" in str(cause).lower() else type(cause).__name__
-    return text
+    """The failure's kind, never its message (which may echo a request)."""
+    cause = e.__cause__ if isinstance(e.__cause__, Exception) else e
+    return "timed out" if "timeout" in type(cause).__name__.lower() else type(cause).__name__
