@@ -4,6 +4,10 @@ Every embedded property keeps the text it was embedded from (a turn: what its ke
 so re-embedding needs no extraction or summarization: each kind below pages through its nodes by
 id and writes new vectors, and turns their rebuilt key (`Turn.key_text`, kg.ingest.turn_keys).
 A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
+
+`kg reembed --fallback` (`reembed_fallback`) replaces only the turn vectors the fallback embedder made
+while the primary was down (kg.core.embedding_fallback), with no index rebuilt; the `embed_backfill`
+job does the same per namespace on the `embeddings` schedule.
 """
 
 from __future__ import annotations
@@ -73,5 +77,28 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
                     break
         await store.rebuild_vector_indexes(embedder.name, embedder.dim)
         return per_kind
+    finally:
+        await store.close()
+
+
+async def reembed_fallback(settings: Settings) -> int:
+    """Replaces the fallback embedder's turn vectors by the primary's; returns how many. Fails (and
+    changes nothing further) while the primary is still down; re-run it once it answers."""
+    embedder = await asyncio.to_thread(embedder_for, settings.embedding)
+    store = await Store.connect(settings)
+    try:
+        await store.migrate_structure()
+        await store.check_embedding_space(embedder.name, embedder.dim)
+        model = (await store.read("queries/fallback_space_get"))[0]["model"]
+        limit, after, done = settings.ingest.max_embed_chars, "", 0
+        while model is not None and (page := await store.read("queries/turns_fallback_for_reembed", model=model,
+                                                                after=after, limit=PAGE)):
+            after = page[-1]["id"]
+            keys = [(r["id"], row_key(r)) for r in page]
+            vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
+            await store.write("queries/turns_set_embedding", model=embedder.name, rows=[
+                {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
+            done += len(page)
+        return done
     finally:
         await store.close()

@@ -16,7 +16,8 @@ from typing import Any, AsyncIterator, Callable, Iterable
 from kg.ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
 from kg.ingest.turn_keys import turn_key
 from kg.core.config import Settings
-from kg.core.embeddings import Embedder, embed_async
+from kg.core.embedding_fallback import FallbackChain
+from kg.core.embeddings import Embedder
 from kg.core.models import IngestReport, Message, attachment_columns
 from kg.core.store import Store, Tx
 from kg.core.values import native
@@ -30,6 +31,8 @@ class PreparedTurn:
     session_id: str
     message: Message
     embedding: list[float] | None = None
+    embedding_model: str | None = None
+    fallback: bool = False  # embedded by the fallback embedder: stored apart from the primary's vectors
 
     @property
     def key(self) -> str:
@@ -38,9 +41,11 @@ class PreparedTurn:
 
 
 class TurnWriter:
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings, fallback: Embedder | None = None) -> None:
+        """`fallback` embeds a batch the primary `embedder` fails on (kg.core.embedding_fallback)."""
         self.store = store
         self.embedder = embedder
+        self.chain = FallbackChain(embedder, fallback)
         self.settings = settings
         self.assigner = SessionAssigner(timedelta(minutes=settings.session.gap_minutes))
         self.ids = TurnIds()
@@ -187,9 +192,10 @@ class TurnWriter:
                 log.warning("turn %s's key is %d characters; embedding its first %d (the text is stored whole)",
                             p.id, len(key), limit)
             texts.append(key[:limit])
-        vectors = await embed_async(self.embedder, texts)
-        for p, vector in zip(todo, vectors):
-            p.embedding = vector
+        embedded = await self.chain.embed(texts)
+        fallback = self.chain.is_fallback(embedded.model)
+        for p, vector in zip(todo, embedded.vectors):
+            p.embedding, p.embedding_model, p.fallback = vector, embedded.model, fallback
         return existing, truncated
 
     async def _write_batch(self, batch: list[PreparedTurn], embedded: tuple[set[str], int]) -> IngestReport:
@@ -200,7 +206,6 @@ class TurnWriter:
         )
         if not new:
             return report
-        model = self.embedder.name
         auto_namespaces = sorted({p.message.namespace for p in new if p.message.session_id is None})
 
         async def work(tx: Tx) -> int:
@@ -227,7 +232,8 @@ class TurnWriter:
                 rows.append({
                     "id": p.id, "namespace": key[0], "session_id": key[1], "idx": count,
                     "role": p.message.role, "speaker": p.message.speaker, "text": p.message.text,
-                    "ts": p.message.ts, "external_id": p.message.external_id, "embedding": p.embedding, "embedding_model": model, "prev_id": prev,
+                    "ts": p.message.ts, "external_id": p.message.external_id, "embedding": p.embedding,
+                    "embedding_model": p.embedding_model, "fallback": p.fallback, "prev_id": prev,
                     "key_text": p.key, **attachment_columns(p.message.attachments),
                 })
                 tails[key] = (count + 1, p.id)
@@ -248,6 +254,7 @@ class TurnWriter:
 
         written = await self.store.transaction(work)
         report.written = written
+        report.embedded_by_fallback = written if any(p.fallback for p in new) else 0
         report.existing = len(batch) - written
         return report
 

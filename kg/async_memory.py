@@ -73,7 +73,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         with it ({kind, caption, url?}; the captions are searchable). Returns the stored turn."""
         message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
                           attachments=list(attachments))
-        writer = TurnWriter(self.store, self.embedder, self.settings)
+        writer = TurnWriter(self.store, self.embedder, self.settings, self.fallback_embedder)
         await writer.write([message])
         turn_id = writer.stored_as.get(writer.ids.last_id or "", writer.ids.last_id)  # stored before: that turn
         rows = await self.store.read("queries/turn_get", namespace=namespace, id=turn_id)
@@ -93,7 +93,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         self, messages: Iterable[Message], on_batch: Callable[[IngestReport], None] | None = None
     ) -> IngestReport:
         """Write a stream of messages in batches (idempotent: stored turns are skipped)."""
-        return await TurnWriter(self.store, self.embedder, self.settings).write(messages, on_batch)
+        return await TurnWriter(self.store, self.embedder, self.settings, self.fallback_embedder).write(messages, on_batch)
 
     # -- facts over time ----------------------------------------------------------------------
     async def remember(
@@ -174,7 +174,8 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
     def _retriever(self) -> Retriever:
         if self._retriever_cache is None or self._retriever_cache.store is not self.store:
             self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval,
-                                              reranker_source(self.settings), self.settings.memory.vectors)
+                                              reranker_source(self.settings), self.settings.memory.vectors,
+                                              self.fallback_embedder)
         return self._retriever_cache
 
     def _recipe(self, recipe: str | Recipe | None) -> Recipe:
@@ -193,7 +194,8 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
         `[memory.retrieval] strategy` (hierarchical) unless `recipe` names another ("flat": dense
         only, "bm25": words only, "hybrid", "hierarchical"; "vector" and "fulltext" are the old names
         of flat and bm25) or is a `kg.queries.recipes.Recipe`. `as_of` hides later turns. Every door
-        (HTTP GET /search, MCP search_turns, `kg search`) runs this."""
+        (HTTP GET /search, MCP search_turns, `kg search`) runs this. While the primary embedder is
+        down, each hit says `degraded` and why (docs/retrieval.md, "Embedding fallback")."""
         check_k(k)
         chosen = self._recipe(recipe)
         found = await self._retriever().search(namespace, query, k, chosen, as_of)

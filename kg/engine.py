@@ -23,7 +23,7 @@ from kg.ingest.relationships import RelationshipWriter
 from kg.ingest.session_graph import SessionGraphWriter
 from kg.ingest.summaries.writer import SessionSummarizer
 from kg.core.config import Settings, load_settings
-from kg.core.embedders import embedder_for
+from kg.core.embedders import embedder_for, fallback_for
 from kg.core.embeddings import Embedder
 from kg.core.llm import llm_configured
 from kg.core.models import Session, Turn
@@ -40,6 +40,7 @@ class Engine:
         self.settings = settings or load_settings()
         self._store: Store | None = None
         self._embedder: Embedder | None = None
+        self._fallback: Embedder | None = None  # [embedding] fallback, when the primary is remote
         self.predicate_resolver: PredicateResolver | None = None  # unknown predicates: "many" without one
         self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
         self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
@@ -61,6 +62,9 @@ class Engine:
         try:
             self._embedder = await embedder_task
             await store.migrate(self._embedder.name, self._embedder.dim)
+            self._fallback = await asyncio.to_thread(fallback_for, self.settings.embedding)
+            if self._fallback is not None:
+                await store.ensure_fallback_space(self._fallback.name, self._fallback.dim)
         except BaseException:
             await store.close()
             raise
@@ -100,6 +104,12 @@ class Engine:
         self.store  # noqa: B018 - raises when not open
         assert self._embedder is not None
         return self._embedder
+
+    @property
+    def fallback_embedder(self) -> Embedder | None:
+        """What writes and queries fall back to when the primary embedder fails (kg.core.embedding_fallback)."""
+        self.store  # noqa: B018 - raises when not open
+        return self._fallback
 
     # -- what the write path is given -------------------------------------------------------------
     @asynccontextmanager

@@ -74,6 +74,15 @@ async def turn_list(
     return _candidates(row)
 
 
+async def fallback_turn_list(store: Store, namespace: str, *, vector: list[float], depth: int, fetch: int,
+                             as_of: datetime | None) -> list[Candidate]:
+    """Dense candidates among the turns the fallback embedder embedded (kg.core.embedding_fallback), by
+    its own index: `vector` is the query embedded by that model."""
+    row = await store.read_row("queries/retrieval_vector_index", index="turn_fallback_embedding", fetch=fetch,
+                               vector=vector, namespace=namespace, k=depth, as_of=as_of)
+    return _candidates(row)
+
+
 async def turn_list_in_sessions(
     store: Store, key: Key, namespace: str, sessions: list[str], *, vector: list[float], depth: int,
     as_of: datetime | None,

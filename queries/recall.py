@@ -39,7 +39,8 @@ _WORDS = re.compile(r"[\w'’-]+")
 async def ranked_turns(store: Store, found: Retrieval, recipe: Recipe) -> list[RankedTurn]:
     turns = dict(found.hydrated)
     turns.update(await cand.hydrate_turns(store, [t for t, _ in found.turns if t not in turns]))
-    return [RankedTurn(turn=turns[t], score=s, recipe=recipe.name) for t, s in found.turns if t in turns]
+    return [RankedTurn(turn=turns[t], score=s, recipe=recipe.name, degraded=found.degraded is not None,
+                       degraded_reason=found.degraded) for t, s in found.turns if t in turns]
 
 
 async def search_sessions(retriever: Retriever, namespace: str, query: str, k: int, recipe: Recipe,
@@ -140,7 +141,9 @@ async def _facts(retriever: Retriever, cfg: ConfidenceSettings, weights: RecallW
     views = [_fact_view(r, at, cfg) for r in rows]
     sentences = [f"{v.subject} {v.predicate.replace('_', ' ')} {v.object_value}" for v in views]
     vector = found.vector if found.vector is not None else await retriever.embed(query)
-    vectors = await embed_async(retriever.embedder, sentences)
+    # a degraded search's query vector is the fallback's: the facts are embedded by the same model
+    embedder = retriever.chain.fallback if found.degraded and retriever.chain.fallback else retriever.embedder
+    vectors = await embed_async(embedder, sentences)
     hits = []
     for row, view, text, v in zip(rows, views, sentences, vectors):
         cosine = max(0.0, sum(a * b for a, b in zip(v, vector)))

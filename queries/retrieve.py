@@ -13,6 +13,10 @@ with the ranks, so a reranked list still reads best first.
 Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
 tenants' turns), over their vectors cached in memory (`kg.queries.vectors`); large ones by the HNSW
 index, with stage 2 exact inside the chosen sessions.
+
+While the primary embedder is down (`[embedding] fallback`), a search embeds the query with the
+fallback and fuses its dense list over the fallback vectors with BM25, whatever the recipe, and says
+so (`Retrieval.degraded`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from kg.core.memory_settings import RetrievalSettings, VectorSearchSettings
+from kg.core.embedding_fallback import FallbackChain
 from kg.core.embeddings import Embedder, embed_async
 from kg.core.models import Turn, as_utc
 from kg.core.store import Store
@@ -48,8 +53,9 @@ class Retrieval:
     candidates: dict[str, cand.Candidate] = field(default_factory=dict)
     named: set[str] = field(default_factory=set)
     window: TimeWindow | None = None
-    vector: list[float] | None = None
+    vector: list[float] | None = None  # the query's, by the fallback embedder when `degraded`
     hydrated: dict[str, Turn] = field(default_factory=dict)  # turns already read in full (stage 2)
+    degraded: str | None = None  # why the primary embedder was not used (kg.core.embedding_fallback)
 
 
 RerankerSource = Callable[[str], "Reranker | None"]
@@ -57,11 +63,14 @@ RerankerSource = Callable[[str], "Reranker | None"]
 
 class Retriever:
     def __init__(self, store: Store, embedder: Embedder, settings: RetrievalSettings,
-                 rerankers: RerankerSource | None = None, vector_search: VectorSearchSettings | None = None) -> None:
+                 rerankers: RerankerSource | None = None, vector_search: VectorSearchSettings | None = None,
+                 fallback: Embedder | None = None) -> None:
         """`rerankers` builds the reranker of a kind ("cross-encoder", "voyage", "llm"), or None when
-        it cannot; the default knows the local ones from `settings.rerank` (no LLM)."""
+        it cannot; the default knows the local ones from `settings.rerank` (no LLM). `fallback` embeds
+        the query when `embedder` fails."""
         self.store = store
         self.embedder = embedder
+        self.chain = FallbackChain(embedder, fallback)
         self.settings = settings
         self.vector_search = vector_search or VectorSearchSettings()
         self._make_reranker = rerankers or (lambda kind: local_reranker(kind, settings.rerank))
@@ -100,7 +109,11 @@ class Retriever:
             # stretches both. The namespace's size (cached) decides exact search or the index.
             sizing = self.sizes.counts(namespace)
             if vector is None:
-                vector, (size, total) = await asyncio.gather(self.embed(query), sizing)
+                embedded, (size, total) = await asyncio.gather(self.chain.embed([query]), sizing)
+                [vector] = embedded.vectors
+                if embedded.degraded is not None:
+                    return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of,
+                                                embedded.degraded)
             else:
                 size, total = await sizing
         exact = self.vector_search.exact("turns", size)
@@ -171,6 +184,22 @@ class Retriever:
         order = order[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
         return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated)
+
+    async def _degraded(self, namespace: str, k: int, recipe: Recipe, vector: list[float], lucene: str, size: int,
+                        total: int, as_of: datetime | None, reason: str) -> Retrieval:
+        """The primary embedder is down: `vector` is the fallback's, comparable only with the fallback
+        vectors, so the recipe's lists give way to those and BM25, fused; no summaries, no rerank."""
+        depth = max(self.settings.index_candidates, k)
+        fetch = cand.overfetch(depth, size, total)
+        lists = await asyncio.gather(
+            cand.fallback_turn_list(self.store, namespace, vector=vector, depth=depth, fetch=fetch, as_of=as_of),
+            cand.turn_list(self.store, "fulltext", "turn", namespace, vector=None, lucene=lucene, depth=depth,
+                           exact=False, as_of=as_of, alone=0 < size == total))
+        pool = {c.id: c for ranked in lists for c in ranked}
+        scores = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k)
+        order = ranking(scores)[:k]
+        return Retrieval([(t, scores[t]) for t in order], _first_seen(order, pool), pool, vector=vector,
+                         degraded=reason)
 
     async def _reranked(self, query: str, order: list[str], scores: dict[str, float], recipe: Recipe,
                         known: dict[str, Turn] | None = None) -> tuple[list[str], dict[str, Turn]]:

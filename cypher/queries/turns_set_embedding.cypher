@@ -1,7 +1,9 @@
-// row.text: the key the vector was made from (ingest.turn_keys), kept as key_text for BM25.
+// row.text: the key the vector was made from (ingest.turn_keys), kept as key_text for BM25. A vector of
+// the fallback embedder it replaces is removed.
 UNWIND $rows AS row
 MATCH (t:Turn {id: row.id})
 SET t.embedding_model = $model, t.key_text = row.text
+REMOVE t.fallback_embedding
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
 // Its session's vector revision moves on (queries.vectors reloads cached sessions whose revision changed);

@@ -1,4 +1,5 @@
-// New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector.
+// New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector, in
+// fallback_embedding when the fallback embedder made it (row.fallback: kg.core.embedding_fallback).
 // key_text is what was embedded and what the turn_key_text fulltext index holds (ingest.turn_keys).
 // Each session's vector revision moves on once (see turns_set_embedding).
 CALL {
@@ -18,7 +19,8 @@ MERGE (t:Turn {id: row.id})
                 t.embedding_model = row.embedding_model, t.created_at = datetime()
 MERGE (s)-[:HAS_TURN]->(t)
 WITH t, row
-CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
+CALL db.create.setNodeVectorProperty(t, CASE WHEN row.fallback THEN 'fallback_embedding' ELSE 'embedding' END,
+                                     row.embedding)
 WITH t, row WHERE row.prev_id IS NOT NULL
 MATCH (p:Turn {id: row.prev_id})
 MERGE (p)-[:NEXT]->(t)

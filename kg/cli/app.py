@@ -150,10 +150,15 @@ async def _ingest(source: Iterator[Message | Rejected]) -> IngestReport:
 
 
 @app.command()
-def reembed() -> None:
+def reembed(fallback: bool = typer.Option(False, "--fallback", help="Only the turn vectors the fallback embedder made "
+                                           "while the primary was down, with the primary (no index rebuilt).")) -> None:
     """Re-embed every stored vector (turns, context keys, summaries, corrections, entity names)
     with the configured embedder and rebuild the vector indexes."""
-    from kg.ingest.reembed import reembed as run_reembed
+    from kg.ingest.reembed import reembed as run_reembed, reembed_fallback
+
+    if fallback:
+        console.print(f"re-embedded {run(reembed_fallback(load_settings()))} turns of the fallback embedder")
+        return
 
     with Progress(TextColumn("re-embed"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as progress:

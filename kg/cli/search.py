@@ -29,6 +29,9 @@ def print_hits(query: str, recipe: str, hits: Sequence[RankedTurn]) -> None:
         table.add_row(f"{h.score:.3f}", escape(t.session_id), t.ts.strftime("%Y-%m-%d %H:%M"),
                       escape(t.speaker or t.role), escape(text))
     console.print(table)
+    degraded = next((h.degraded_reason for h in hits if h.degraded_reason), None)
+    if degraded:  # the fallback embedder's vectors and BM25 answered, not the recipe (docs/retrieval.md)
+        err.print(f"[yellow]degraded:[/] {escape(degraded)}")
 
 
 def serve_url(settings: Settings) -> str:

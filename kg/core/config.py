@@ -76,6 +76,12 @@ class EmbeddingSettings(Section):
     sentence_transformers_model: str = "all-MiniLM-L6-v2"
     voyage_model: str = "voyage-3.5-lite"
     voyage_api_key: SecretStr | None = None
+    voyage_base_url: str | None = None  # another host for the Voyage API (a gateway)
+    # the embedder a write or a query falls back to when a remote provider (voyage) fails or times
+    # out; its vectors go to an index of their own until `kg reembed --fallback` (docs/retrieval.md,
+    # "Embedding fallback"); none: the write or search fails instead
+    fallback: Literal["local", "none"] = "local"
+    timeout_ms: int = Field(500, ge=1)  # each request to a remote provider gives up after this, unretried
     batch_size: int = Field(32, ge=1)  # texts per model call (local: chunks of a length-sorted batch)
     threads: int = Field(0, ge=0)  # local: batch chunks embedded at once (0: one per core)
     device: str = "cpu"  # sentence-transformers only

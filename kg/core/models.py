@@ -161,6 +161,8 @@ class IngestReport(BaseModel):
     existing: int = 0  # already stored (idempotent re-ingest)
     sessions: int = 0  # distinct sessions the input touched
     truncated_for_embedding: int = 0
+    # turns the fallback embedder embedded because the primary failed (docs/retrieval.md, "Embedding fallback")
+    embedded_by_fallback: int = 0
     rejected: list[str] = Field(default_factory=list)
 
     def merge(self, other: "IngestReport") -> None:
@@ -168,6 +170,7 @@ class IngestReport(BaseModel):
         self.written += other.written
         self.existing += other.existing
         self.truncated_for_embedding += other.truncated_for_embedding
+        self.embedded_by_fallback += other.embedded_by_fallback
         self.rejected.extend(other.rejected)
 
 

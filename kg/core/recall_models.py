@@ -54,11 +54,15 @@ def summary_from_props(props: Mapping[str, Any]) -> Summary:
 
 
 class RankedTurn(BaseModel):
-    """A turn found by a retrieval recipe; `score` is the fused score (higher is better)."""
+    """A turn found by a retrieval recipe; `score` is the fused score (higher is better). `degraded`:
+    the primary embedder was down, so the search ran on the fallback embedder's vectors and BM25
+    instead of the recipe (`degraded_reason` says why; docs/retrieval.md, "Embedding fallback")."""
 
     turn: Turn
     score: float
     recipe: str
+    degraded: bool = False
+    degraded_reason: str | None = None
 
 
 class SessionHit(BaseModel):

@@ -199,6 +199,24 @@ class Store:
             await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
 
+    async def ensure_fallback_space(self, embedder_name: str, dim: int) -> None:
+        """The fallback embedder's index, sized for it. Its vectors are of one model: another fallback
+        model is refused while any of the first one's vectors is left (`kg reembed` replaces them)."""
+        stored = (await self.read("queries/fallback_space_get"))[0]
+        if (stored["model"], stored["dim"]) != (embedder_name, dim):
+            if stored["vectors"]:
+                raise EmbedderMismatch(
+                    f"this database holds {stored['vectors']} fallback vectors of {stored['model']} but the "
+                    f"configured [embedding] fallback is {embedder_name}. Run `kg reembed` while the primary "
+                    "embedder answers, or switch the fallback back.")
+            if stored["dim"] is not None and stored["dim"] != dim:
+                for statement in cypher.statements("schema/drop_fallback_vector_indexes"):
+                    await self.driver.execute_query(statement, database_=self.database)
+            await self.write("queries/fallback_space_set", model=embedder_name, dim=dim)
+        for statement in cypher.statements("schema/fallback_vector_indexes"):
+            await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
+        await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+
     async def drop_vector_indexes(self) -> None:
         for statement in cypher.statements("schema/drop_vector_indexes"):
             await self.driver.execute_query(statement, database_=self.database)

@@ -111,11 +111,12 @@ async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
 
 
 Q = Query(min_length=1, max_length=2000, description="What to look for.")
+DEGRADED_HEADER = "X-KG-Degraded"  # why a search ran on the fallback embedder (docs/retrieval.md)
 
 
 @scoped.get("/search", response_model=list[RankedTurn], tags=["search"])
 async def search(
-    namespace: Existing, memory: Mem,
+    namespace: Existing, memory: Mem, response: Response,
     q: str = Q,
     k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC),
     strategy: RecipeChoice | None = Query(None, description="The retrieval recipe; default `[memory.retrieval] "
@@ -123,8 +124,13 @@ async def search(
                                             "and fulltext are their old names. Each hit names its `recipe`."),
     as_of: Instant = None,
 ) -> list[RankedTurn]:
-    """Turns of the namespace that best answer `q`, by the configured recipe unless `strategy` names one."""
-    return await memory.search_turns(namespace, q, k, strategy, utc(as_of))
+    """Turns of the namespace that best answer `q`, by the configured recipe unless `strategy` names one.
+    While the primary embedder is down, each hit is `degraded` and the `X-KG-Degraded` header says why."""
+    hits = await memory.search_turns(namespace, q, k, strategy, utc(as_of))
+    degraded = next((h.degraded_reason for h in hits if h.degraded_reason), None)
+    if degraded:
+        response.headers[DEGRADED_HEADER] = degraded
+    return hits
 
 
 @scoped.get("/search/sessions", response_model=list[SessionHit], tags=["search"])

@@ -56,8 +56,9 @@ def register(kind: JobKind) -> JobKind:
 
 # -- embed_backfill (target: "turns") ---------------------------------------------------------
 async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
-    """Embed the namespace's turns stored without an embedding. Each page commits on its own, so
-    an interrupted run leaves only fewer turns to do."""
+    """Embed the namespace's turns stored without an embedding: those the fallback embedder embedded
+    too (kg.core.embedding_fallback), whose vector is replaced. Each page commits on its own, so an
+    interrupted run leaves only fewer turns to do; while the primary is down it fails and is retried."""
     limit = engine.settings.ingest.max_embed_chars
     done = 0
     while True:

@@ -57,7 +57,9 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
                            as_of: datetime | None = None) -> list[RankedTurn]:
         """Past conversation turns that best answer `query`, best first, by the memory's default
         retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
-        `recipe` names another (flat: by meaning only; bm25: by words only)."""
+        `recipe` names another (flat: by meaning only; bm25: by words only). `k`: 1 to 100. Hits
+        with `degraded: true` were found while the embedding model was down, by words and a fallback
+        model only (`degraded_reason` says why): a relevant turn may be missing."""
         memory = await door.open(ctx, namespace, existing=True)
         return await memory.search_turns(namespace, query, k, recipe, instant(as_of))
 
