@@ -184,8 +184,9 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
             return pick(recipe)  # a Recipe object is used as given
         name = recipe or cfg.strategy
         if name != cfg.strategy:  # an explicitly named other recipe (a baseline) is not reranked
-            return pick(name, cfg.sessions, cfg.turns_per_session)
-        return pick(name, cfg.sessions, cfg.turns_per_session, cfg.rerank.reranker, cfg.rerank.top_n)
+            return pick(name, cfg.sessions, cfg.turns_per_session, session_signal_weight=cfg.session_signal_weight)
+        return pick(name, cfg.sessions, cfg.turns_per_session, cfg.rerank.reranker, cfg.rerank.top_n,
+                    cfg.session_signal_weight)
 
     async def search_turns(
         self, namespace: str, query: str, k: int = 10, recipe: str | Recipe | None = None, as_of: datetime | None = None

@@ -62,6 +62,9 @@ class Recipe(BaseModel):
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
     reranker: RerankerKind = "none"
     rerank_top_n: int = Field(20, ge=2)  # turns of the final (or fused) list the reranker reorders
+    # first-rank RRF votes a turn gains (or loses) from its session's quality and outcome
+    # (`kg.queries.session_signals`); 0: not read, the ranking is the one without it
+    session_signal_weight: float = Field(0.0, ge=0)
 
 
 _BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5)
@@ -75,9 +78,10 @@ ALIASES = RECIPE_ALIASES
 
 
 def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_session: int | None = None,
-           reranker: RerankerKind | None = None, rerank_top_n: int | None = None) -> Recipe:
-    """A recipe by name (or as given), with S, T and the rerank stage overridden when set (a copy,
-    never in place)."""
+           reranker: RerankerKind | None = None, rerank_top_n: int | None = None,
+           session_signal_weight: float | None = None) -> Recipe:
+    """A recipe by name (or as given), with S, T, the rerank stage and the session signal's weight
+    overridden when set (a copy, never in place)."""
     if isinstance(name_or_recipe, Recipe):
         chosen = name_or_recipe
     else:
@@ -87,6 +91,6 @@ def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_
             raise ValueError(f"unknown retrieval recipe {name_or_recipe!r}; use one of {sorted(RECIPES)} "
                              f"(or {', '.join(f'{a} for {r}' for a, r in ALIASES.items())})") from None
     given = (("sessions", sessions), ("turns_per_session", turns_per_session), ("reranker", reranker),
-             ("rerank_top_n", rerank_top_n))
+             ("rerank_top_n", rerank_top_n), ("session_signal_weight", session_signal_weight))
     update = {k: v for k, v in given if v is not None}
     return chosen.model_copy(update=update) if update else chosen

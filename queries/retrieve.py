@@ -37,6 +37,7 @@ from kg.queries.analysis import TimeWindow, content_terms, named, time_window
 from kg.queries.fusion import best_per_group, group_scores, ranking, rrf
 from kg.queries.recipes import Key, Method, Recipe
 from kg.queries.rerank import Reranker, local_reranker, passage, rerank
+from kg.queries.session_signals import session_signals
 from kg.queries.turns import lucene_escape
 from kg.queries.vectors import NamespaceVectors
 
@@ -144,7 +145,8 @@ class Retriever:
         done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
         lists: list[list[cand.Candidate]] = [done[(m, key)] for m, key in recipe.lists]
         pool = {c.id: c for ranked in lists for c in ranked}
-        scores = self._fused(lists, pool, query, window, recipe)
+        signals = await self._signals(namespace, pool, recipe)
+        scores = self._fused(lists, pool, query, window, recipe, signals)
         names = self._named(query, pool)
         if not recipe.two_stage:
             order = ranking(scores)
@@ -173,7 +175,8 @@ class Retriever:
             lists, hydrated = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth, as_of)
             pool.update({c.id: c for ranked in lists for c in ranked})
             session_of = {c.id: c.session_id for c in pool.values()}
-            scores = self._fused(lists, pool, query, window, recipe)
+            signals.update(await self._signals(namespace, pool, recipe, known=signals))
+            scores = self._fused(lists, pool, query, window, recipe, signals)
         rank_of = {s: r for r, s in enumerate(top_sessions, start=1)}
         final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                  for t, v in scores.items() if session_of[t] in rank_of}
@@ -237,8 +240,16 @@ class Retriever:
         it = iter(ranked for ranked, _ in redone)
         return [next(it) if m == "vector" else ranked for (m, _), ranked in zip(recipe.lists, lists)], hydrated
 
+    async def _signals(self, namespace: str, pool: dict[str, cand.Candidate], recipe: Recipe,
+                       known: dict[str, float] | None = None) -> dict[str, float]:
+        """The session signal of the pool's sessions not in `known`; nothing is read at weight 0."""
+        if not recipe.session_signal_weight:
+            return {}
+        wanted = {c.session_id for c in pool.values()} - set(known or {})
+        return await session_signals(self.store, namespace, wanted)
+
     def _fused(self, lists: list[list[cand.Candidate]], pool: dict[str, cand.Candidate], query: str,
-               window: TimeWindow | None, recipe: Recipe) -> dict[str, float]:
+               window: TimeWindow | None, recipe: Recipe, signals: dict[str, float]) -> dict[str, float]:
         base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k)
         b = recipe.boosts
         unit = 1.0 / (recipe.rrf_k + 1)
@@ -254,6 +265,8 @@ class Retriever:
                 scores[tid] += b.time * unit
             if b.answer and c.follows_question:
                 scores[tid] += b.answer * base.get(at.get((c.session_id, c.idx - 1), ""), 0.0)
+            if signals:
+                scores[tid] += recipe.session_signal_weight * unit * signals.get(c.session_id, 0.0)
         return scores
 
     @staticmethod

@@ -152,6 +152,8 @@ class RetrievalSettings(Section):
     strategy: RecipeName = "hierarchical"  # the default recipe
     sessions: int = Field(SESSIONS_S, ge=1)  # S: sessions stage 1 passes to stage 2
     turns_per_session: int = Field(TURNS_PER_SESSION_T, ge=1)  # T: turns stage 2 keeps from each session
+    # first-rank RRF votes from the session's quality and outcome (docs/retrieval.md); 0: unchanged ranking
+    session_signal_weight: float = Field(0.0, ge=0)
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
     index_candidates: int = Field(50, ge=10)  # the same on large namespaces (HNSW path)
     # turn vectors of small namespaces kept in memory for that exact search (~3 KB a turn); 0: scan the store
