@@ -15,6 +15,7 @@ from rich.table import Table
 from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg.cli.terminal import NAMESPACE, console, err, instant, run
 from kg.cli.corrections import corrections_app, rules
+from kg.cli.export import export, import_ndjson
 from kg.cli.forget import forget_app
 from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
@@ -39,6 +40,7 @@ app.command()(rules)
 app.command()(index)
 app.command()(search)
 app.add_typer(forget_app, name="forget")
+app.command()(export)
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "examples" / "demo_conversations.jsonl"
 
@@ -263,6 +265,7 @@ def facts(
 import_app = typer.Typer(help="Bring memory over from other systems.", no_args_is_help=True,
                           rich_markup_mode=None)
 app.add_typer(import_app, name="import")
+import_app.command("ndjson")(import_ndjson)
 
 
 @app.command()
