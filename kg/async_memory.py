@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 from kg.ingest.facts import FactWriter
 from kg.ingest.turns import TurnWriter
 from kg.memory_erase import EraseFacade
+from kg.memory_export import ExportFacade
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
 from kg.memory_work import WorkFacade
@@ -30,7 +31,7 @@ from kg.core.values import native_props
 from kg.core.vocabulary import check_k
 
 
-class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade):
+class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade):
     """The memory of a set of namespaces on one Neo4j: write turns, facts and corrections; ask by
     recipe, by time and by subject. `async with AsyncMemory() as memory: ...`; `Memory` is the same,
     synchronous."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import threading
 from datetime import datetime
-from typing import Any, Awaitable, Callable, Iterable, Literal, Mapping, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, Iterator, Literal, Mapping, Sequence, TypeVar
 
 from kg.async_memory import AsyncMemory
 from kg.queries.recipes import Recipe
 from kg.core.config import Settings
+from kg.core.export_format import ImportReport
 from kg.core.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
@@ -326,6 +327,20 @@ class Memory:
     def erasures(self, namespace: str, limit: int = 100) -> list[Erasure]:
         """The namespace's erasure records, newest first."""
         return self._run(self._async.erasures(namespace, limit))
+
+    def export_namespace(self, namespace: str, subject: str | None = None,
+                         vectors: bool = False) -> Iterator[dict[str, Any]]:
+        """See `AsyncMemory.export_namespace`; the records one by one, as the async twin streams them."""
+        records = self._async.export_namespace(namespace, subject, vectors)
+        while True:
+            try:
+                yield self._run(records.__anext__())
+            except StopAsyncIteration:
+                return
+
+    def import_records(self, namespace: str, records: Iterable[dict[str, Any]]) -> ImportReport:
+        """See `AsyncMemory.import_records`."""
+        return self._run(self._async.import_records(namespace, records))
 
     def session(self, namespace: str, session_id: str) -> Session | None:
         """See `AsyncMemory.session`."""

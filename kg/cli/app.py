@@ -15,6 +15,7 @@ from rich.table import Table
 from kg.cli.terminal import NAMESPACE, Commands, console, err, instant, run
 from kg.cli.corrections import corrections_app, rules
 from kg.cli.neo4j import local_server as _local, neo4j_app, neo4j_start
+from kg.cli.export import export, import_ndjson
 from kg.cli.forget import forget_app
 from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
@@ -40,6 +41,7 @@ app.command()(rules)
 app.command()(index)
 app.command()(search)
 app.add_typer(forget_app, name="forget")
+app.command()(export)
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "examples" / "demo_conversations.jsonl"
 
@@ -228,6 +230,7 @@ def facts(
 import_app = typer.Typer(help="Bring memory over from other systems.", no_args_is_help=True,
                           rich_markup_mode=None)
 app.add_typer(import_app, name="import")
+import_app.command("ndjson")(import_ndjson)
 
 
 @app.command()
