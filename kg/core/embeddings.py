@@ -12,6 +12,7 @@ import copy
 import logging
 import os
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,6 +20,7 @@ from typing import Any, Protocol, Sequence
 
 from kg.core.config import EmbeddingSettings
 from kg.core.extras import require
+from kg.core.telemetry import embed_done
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +47,14 @@ async def embed_async(embedder: TextEmbedder, texts: Sequence[str]) -> list[list
     query's embedding queued behind them for seconds (`bench.load`)."""
     if not texts:
         return []
+    started = time.perf_counter()
     submit = getattr(embedder, "submit", None)
     if submit is not None:
-        return await asyncio.wrap_future(submit(texts))
-    return await asyncio.to_thread(embedder.embed, texts)
+        vectors = await asyncio.wrap_future(submit(texts))
+    else:
+        vectors = await asyncio.to_thread(embedder.embed, texts)
+    embed_done("query" if len(texts) <= QUERY_TEXTS else "batch", time.perf_counter() - started)
+    return vectors
 
 
 QUERY_TEXTS = 4  # inputs this small are queries: `query_threads`; larger ones are batches: every core
