@@ -118,6 +118,9 @@ class HttpSettings(BaseModel):
 
     `keys` maps an API key, or better its `sha256:<hex digest>`, to the namespaces it may use
     ("*": all). Empty: no authentication (loopback development only).
+
+    Backpressure, per process (0: no bound): past a bound a request is answered 503 (or 429 past
+    its key's rate) with `Retry-After` at once, instead of queueing for tens of seconds.
     """
 
     host: str = "127.0.0.1"
@@ -127,8 +130,6 @@ class HttpSettings(BaseModel):
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
     # GET /metrics (Prometheus); with keys configured it answers only a key granted "*"
     metrics: bool = False
-    # Backpressure per process (0: no bound). Past a bound the answer is 503 with Retry-After at
-    # once, so an overloaded server refuses instead of queueing requests for tens of seconds.
     max_inflight_writes: int = Field(32, ge=0)  # POST/PUT/PATCH/DELETE being served
     max_inflight_reads: int = Field(16, ge=0)  # GET being served; more wait in the read queue
     max_queued_reads: int = Field(64, ge=0)  # reads waiting for a slot; past it: 503
