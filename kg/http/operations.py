@@ -41,16 +41,15 @@ async def ready(request: Request) -> Any:
 
 def _embedder_state(request: Request) -> str:
     """The embedder is loaded once it has embedded a probe; the first probe starts the load in the
-    background (a local model takes seconds) instead of holding the request."""
+    background (a local model takes seconds) instead of holding the request; a failed probe is
+    tried again by the next call."""
     probe: asyncio.Task[Any] | None = getattr(request.app.state, "embedder_probe", None)
-    if probe is None or (probe.done() and probe.exception() is not None and not probe.cancelled()):
-        probe = asyncio.ensure_future(embed_async(memory_of(request).embedder, [PROBE_TEXT]))
-        request.app.state.embedder_probe = probe
-    if not probe.done():
-        return "loading"
-    if probe.cancelled() or probe.exception() is not None:
-        return f"failed ({type(probe.exception()).__name__})" if not probe.cancelled() else "failed"
-    return "loaded"
+    if probe is None or (probe.done() and (probe.cancelled() or probe.exception() is not None)):
+        failed = probe is not None
+        request.app.state.embedder_probe = asyncio.ensure_future(
+            embed_async(memory_of(request).embedder, [PROBE_TEXT]))
+        return "failed; loading again" if failed else "loading"
+    return "loaded" if probe.done() else "loading"
 
 
 @public.get("/metrics", response_class=Response, responses={404: {"description": "[http] metrics is off"}})
