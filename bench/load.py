@@ -233,6 +233,7 @@ async def jobs_finished(client: httpx.AsyncClient, base: str, since: datetime) -
 
 async def run_phase(client: httpx.AsyncClient, base: str, seconds: float, qps: float, ingest_rate: float,
                     batch: int, max_inflight: int, seed: int, overload: bool = False) -> dict[str, Any]:
+    print(f"phase {seed}: {seconds:g} s, {qps:g} queries/s, {ingest_rate:g} messages/s ...", file=sys.stderr, flush=True)
     phase = Phase(max_inflight)
     rng = random.Random(seed)
     until = time.monotonic() + seconds
