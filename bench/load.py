@@ -13,7 +13,10 @@ request is sent at its time whether or not earlier ones answered; one that canno
 counts as late, and one beyond `--max-inflight` outstanding requests is dropped. The query mix is
 the default search (GET /search, no strategy), /recall, /search/sessions and /search/memories.
 Reports p50/p95/p99 per route and phase, errors, late/dropped counts, the server's peak RSS, and
-the query p95 under ingest against idle. Nothing but 127.0.0.1 is contacted.
+the query p95 under ingest against idle. A third phase, overload, ingests at `--overload-factor`
+(3) times the message rate the second phase sustained: it reports the accepted writes' p99, the
+refused ones by status with their answer time and whether each had `Retry-After`, and the turns
+stored against the messages accepted (`lost`). Nothing but 127.0.0.1 is contacted.
 """
 
 from __future__ import annotations
@@ -80,6 +83,9 @@ class Phase:
         self.tasks: list[asyncio.Task[None]] = []
         self.started = time.perf_counter()
         self.timeline: list[tuple[float, str, float]] = []  # (seconds into the phase, route, ms)
+        self.accepted_ms: list[float] = []  # writes the server took
+        self.accepted_messages = 0
+        self.refused: list[tuple[int, float, bool]] = []  # (status, ms, with Retry-After)
 
     def send(self, client: httpx.AsyncClient, label: str, method: str, url: str, lag: float, **kw: Any) -> None:
         if lag > 0.1:
@@ -96,13 +102,31 @@ class Phase:
             r = await client.request(method, url, **kw)
             status = str(r.status_code) if r.status_code >= 400 else None
         except httpx.HTTPError as exc:
-            status = type(exc).__name__
+            r, status = None, type(exc).__name__
         finally:
             self.inflight -= 1
-        self.latencies[label].append((time.perf_counter() - start) * 1000)
+        ms = (time.perf_counter() - start) * 1000
+        self.latencies[label].append(ms)
+        if r is not None and r.status_code in (429, 503):
+            self.refused.append((r.status_code, ms, "retry-after" in r.headers))
+        elif r is not None and r.status_code < 300 and method == "POST":
+            self.accepted_ms.append(ms)
+            self.accepted_messages += r.json()["accepted"]
         self.timeline.append((round(start - self.started, 2), label, round(self.latencies[label][-1], 1)))
         if status:
             self.errors[label][status] += 1
+
+    def overload_report(self) -> dict[str, Any]:
+        refused_ms = [ms for _, ms, _ in self.refused]
+        by_status: dict[str, int] = defaultdict(int)
+        for status, _, _ in self.refused:
+            by_status[str(status)] += 1
+        return {"accepted_requests": len(self.accepted_ms), "accepted_messages": self.accepted_messages,
+                "accepted_p99_ms": round(percentile(self.accepted_ms, 99), 1),
+                "refused": len(self.refused), "refused_by_status": dict(by_status),
+                "refused_without_retry_after": sum(1 for *_, has in self.refused if not has),
+                "refused_p99_ms": round(percentile(refused_ms, 99), 1),
+                "refused_max_ms": round(max(refused_ms, default=0.0), 1)}
 
     def report(self, seconds: float) -> dict[str, Any]:
         routes = {label: {"requests": len(v), "errors": sum(self.errors[label].values()),
@@ -160,9 +184,12 @@ async def prefill(namespace: str, turns: int, fresh: bool, settle_s: float) -> d
         return out
 
 
-def start_server(port: int, key: str, namespace: str, sweep_every: float, log: IO[bytes]) -> subprocess.Popen[bytes]:
+def start_server(port: int, key: str, namespace: str, sweep_every: float, log: IO[bytes],
+                 max_inflight_writes: int | None = None) -> subprocess.Popen[bytes]:
     env = {**os.environ, "KG_HTTP__KEYS": json.dumps({key: [namespace]}), "PYTHONPATH": str(REPO),
            "KG_SCHEDULES__SUMMARIZE__EVERY_S": str(sweep_every), "KG_SCHEDULES__INDEX__EVERY_S": str(sweep_every)}
+    if max_inflight_writes is not None:
+        env["KG_HTTP__MAX_INFLIGHT_WRITES"] = str(max_inflight_writes)
     return subprocess.Popen([sys.executable, "-m", "kg.cli", "serve", "--host", HOST, "--port", str(port)],
                             cwd=REPO, env=env, stdout=log, stderr=log)
 
@@ -205,7 +232,8 @@ async def jobs_finished(client: httpx.AsyncClient, base: str, since: datetime) -
 
 
 async def run_phase(client: httpx.AsyncClient, base: str, seconds: float, qps: float, ingest_rate: float,
-                    batch: int, max_inflight: int, seed: int) -> dict[str, Any]:
+                    batch: int, max_inflight: int, seed: int, overload: bool = False) -> dict[str, Any]:
+    print(f"phase {seed}: {seconds:g} s, {qps:g} queries/s, {ingest_rate:g} messages/s ...", file=sys.stderr, flush=True)
     phase = Phase(max_inflight)
     rng = random.Random(seed)
     until = time.monotonic() + seconds
@@ -232,6 +260,30 @@ async def run_phase(client: httpx.AsyncClient, base: str, seconds: float, qps: f
     await asyncio.gather(*phase.tasks)
     out = phase.report(time.monotonic() - started)
     out["messages_sent"] = sent["messages"]
+    if overload:
+        out["overload"] = phase.overload_report()
+    return out
+
+
+async def turn_count(namespace: str) -> int:
+    async with AsyncMemory(load_settings()) as memory:
+        rows = await memory.store.read("queries/namespace_counts", namespace=namespace)
+        return int(rows[0]["turns"])
+
+
+async def overload_phase(client: httpx.AsyncClient, base: str, args: argparse.Namespace,
+                         sustained: float) -> dict[str, Any]:
+    """Ingest at `--overload-factor` times the rate the under-ingest phase sustained (messages the
+    server accepted per second), with the same query traffic: the server should refuse the excess
+    with 429/503 and Retry-After at once, keep the accepted writes fast, and store every accepted
+    message (turns after - turns before == accepted)."""
+    rate = max(args.overload_factor * sustained, float(args.batch))
+    before = await turn_count(args.namespace)
+    seconds = args.overload_seconds or args.seconds
+    out = await run_phase(client, base, seconds, args.qps, rate, args.batch, 10**6, 3, overload=True)
+    stored = await turn_count(args.namespace) - before
+    out["overload"].update({"ingest_messages_per_s": round(rate, 1), "sustained_messages_per_s": round(sustained, 1),
+                            "turns_stored": stored, "lost": out["overload"]["accepted_messages"] - stored})
     return out
 
 
@@ -241,7 +293,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"http://{HOST}:{port}"
     log = open(args.server_log, "w+b") if args.server_log else tempfile.TemporaryFile()
-    server = start_server(port, key, args.namespace, args.sweep_every, log)
+    server = start_server(port, key, args.namespace, args.sweep_every, log, args.max_inflight_writes)
     peak_rss = 0
     try:
         await wait_ready(server, url, log)
@@ -272,6 +324,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             loaded = await run_phase(client, base, args.seconds, args.qps, args.ingest_rate, args.batch,
                                      args.max_inflight, 2)
             loaded["jobs_done"] = await jobs_finished(client, base, ingest_from)
+            phases = {"idle": idle, "under_ingest": loaded}
+            if args.overload_factor > 0:
+                accepted = sum(r["requests"] - r["errors"] for label, r in loaded["routes"].items()
+                               if label == "POST /messages") * args.batch
+                phases["overload"] = await overload_phase(client, base, args, accepted / loaded["seconds"])
             health = (await client.get(f"{url}/health")).status_code
         stop.set()
         await sampler
@@ -287,7 +344,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "healthy_after": health == 200,
         "query_p95_ms": {"idle": idle["query_p95_ms"], "under_ingest": loaded["query_p95_ms"],
                          "ratio": round(ratio, 2) if ratio else None},
-        "phases": {"idle": idle, "under_ingest": loaded},
+        "overload": phases["overload"]["overload"] if "overload" in phases else None,
+        "phases": phases,
     }
 
 
@@ -306,6 +364,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="The server's summarize and index sweeps run this often (seconds), so the jobs "
                              "the ingest makes run during the phase.")
     parser.add_argument("--max-inflight", type=int, default=64, help="Arrivals beyond this many outstanding are dropped.")
+    parser.add_argument("--overload-factor", type=float, default=3.0,
+                        help="A third phase ingests at this many times the rate the second sustained (0: none).")
+    parser.add_argument("--overload-seconds", type=float, help="Length of the overload phase (default --seconds).")
+    parser.add_argument("--max-inflight-writes", type=int, help="The server's [http] max_inflight_writes.")
     parser.add_argument("--server-log", type=Path, help="Keep the server's log in this file.")
     parser.add_argument("--json", action="store_true", help="Print only the JSON result.")
     args = parser.parse_args(argv)
@@ -322,7 +384,14 @@ def main(argv: list[str] | None = None) -> int:
             for label, r in phase["routes"].items():
                 print(f"  {name:12} {label:22} n={r['requests']:5}  p50 {r['p50_ms']:7.1f}  p95 {r['p95_ms']:7.1f}  "
                       f"p99 {r['p99_ms']:7.1f} ms  errors {r['errors']}")
-    return 0 if result["errors"] == 0 and result["healthy_after"] else 1
+        if result["overload"]:
+            o = result["overload"]
+            print(f"  overload at {o['ingest_messages_per_s']} messages/s: accepted {o['accepted_requests']} "
+                  f"(p99 {o['accepted_p99_ms']} ms), refused {o['refused_by_status']} (p99 {o['refused_p99_ms']} ms, "
+                  f"max {o['refused_max_ms']} ms), lost {o['lost']}")
+    overload = result["overload"]
+    held = overload is None or (overload["lost"] == 0 and overload["refused_without_retry_after"] == 0)
+    return 0 if result["errors"] == 0 and result["healthy_after"] and held else 1
 
 
 if __name__ == "__main__":

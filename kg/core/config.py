@@ -131,6 +131,9 @@ class HttpSettings(Section):
 
     `keys` maps an API key, or better its `sha256:<hex digest>`, to the namespaces it may use
     ("*": all). Empty: no authentication (loopback development only).
+
+    Backpressure, per process (0: no bound): past a bound a request is answered 503 (or 429 past
+    its key's rate) with `Retry-After` at once, instead of queueing for tens of seconds.
     """
 
     host: str = "127.0.0.1"
@@ -138,6 +141,15 @@ class HttpSettings(Section):
     max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)  # larger request bodies get 413
     max_batch: int = Field(1000, ge=1)  # messages per ingest request
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
+    # GET /metrics (Prometheus); with keys configured it answers only a key granted "*"
+    metrics: bool = False
+    max_inflight_writes: int = Field(32, ge=0)  # POST/PUT/PATCH/DELETE being served
+    max_inflight_reads: int = Field(16, ge=0)  # GET being served; more wait in the read queue
+    max_queued_reads: int = Field(64, ge=0)  # reads waiting for a slot; past it: 503
+    read_queue_wait_s: float = Field(1.0, gt=0)  # a read waiting longer than this gets 503
+    retry_after_s: int = Field(1, ge=1)  # the Retry-After of a refused request
+    rate_per_key: float = Field(0.0, ge=0)  # requests per second per API key (429 past it); 0: off
+    rate_burst: int = Field(20, ge=1)  # requests a key may send at once before rate_per_key applies
 
 
 class JobSettings(Section):

@@ -14,6 +14,8 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kg.core.telemetry import llm_done
+
 # -- the meter -----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ def add_usage(outputs: dict[str, Any], meter: UsageMeter, key: str = "llm") -> N
 def record(call: LLMCall) -> None:
     for meter in _METERS.get():
         meter.calls.append(call)
+    llm_done(call.purpose, call.latency_ms / 1000, call.input_tokens, call.output_tokens)
 
 
 __all__ = ["LLMCall", "UsageMeter", "add_usage", "metering", "record"]

@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator
 
 from kg.core.extras import require
 
-require("server", "fastapi", "starlette", "mcp")
+require("server", "fastapi", "starlette", "mcp", "prometheus_client")
 
 from fastapi import FastAPI, Request  # noqa: E402 - after the check that names the extra
 from fastapi.exceptions import RequestValidationError
@@ -27,7 +27,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kg.http import routes  # noqa: E402
 from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
+from kg.http.backpressure import Backpressure  # noqa: E402
 from kg.http.common import API_VERSION, error_response  # noqa: E402
+from kg.http.metrics import Metrics, RequestMetrics  # noqa: E402
 from kg.mcp.door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
 from kg.core.config import Settings, load_settings
@@ -50,10 +52,15 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
         if own:
             await mem.open()
         app.state.memory = mem
+        metrics = getattr(app.state, "metrics", None)
+        if metrics is not None:
+            metrics.start()
         try:
             async with mcp_server.session_manager.run():
                 yield
         finally:
+            if metrics is not None:
+                metrics.stop()
             if own:
                 await mem.close()
 
@@ -69,8 +76,12 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     app.state.known_namespaces = set()
     app.add_middleware(BodyLimit, max_bytes=settings.http.max_body_bytes)
     _install_error_handlers(app)
+    app.add_middleware(Backpressure, settings=settings.http)
     routes.install(app)
     mcp.mount(app, mcp_server, settings)
+    if settings.http.metrics:  # outermost, so that refusals are counted too
+        app.state.metrics = Metrics()
+        app.add_middleware(RequestMetrics, metrics=app.state.metrics)
     return app
 
 
@@ -155,7 +166,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail: list[dict[str, Any]] = exc.detail if isinstance(exc.detail, list) else []
         message = exc.detail if isinstance(exc.detail, str) else (detail[0]["message"] if detail else "error")
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
+        code = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
                 413: "body_too_large", 422: "invalid_request", 501: "not_implemented"}.get(exc.status_code, "error")
         return error_response(exc.status_code, code, message, detail)
 

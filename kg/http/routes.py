@@ -10,7 +10,7 @@ from fastapi import FastAPI, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.jobs.kinds import KINDS
-from kg.http import erase, export, facts, relationships, turns
+from kg.http import erase, export, facts, operations, relationships, turns
 from kg.http.common import API_VERSION, Mem, Namespace, memory_of, public, scoped
 from kg.core.job_models import Job, JobStatus
 from kg.memory import AsyncMemory
@@ -75,7 +75,7 @@ async def retry_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
 
 
 # These modules register their routes on `scoped` when imported.
-ROUTE_MODULES = (turns, facts, relationships, erase, export)
+ROUTE_MODULES = (turns, facts, relationships, erase, export, operations)
 
 
 def install(app: FastAPI) -> None:

@@ -21,6 +21,7 @@ from kg.engine import Engine
 from kg.jobs.kinds import KINDS, JobKind
 from kg.jobs.queue import JobQueue, JobRun, LeaseLost, PermanentJobError
 from kg.core.llm_usage import add_usage, metering
+from kg.core.telemetry import job_done
 from kg.core.config import JobSettings
 from kg.core.job_models import Job, RunReport
 
@@ -62,7 +63,10 @@ class Worker:
         run = await self.queue.claim(self.name, self.kinds, self.namespace)
         if run is None:
             return None
-        return await self._execute(run)
+        started = time.perf_counter()
+        outcome, job = await self._execute(run)
+        job_done(run.job.kind, outcome, time.perf_counter() - started)
+        return outcome, job
 
     async def _execute(self, run: JobRun) -> tuple[Outcome, Job]:
         job = run.job

@@ -1,0 +1,65 @@
+"""What an operator's tooling calls: `/ready` (beside the liveness `/health` of `kg.http.routes`)
+and `/metrics` (`kg.http.metrics`, when `[http] metrics = true`)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import HTTPException, Request, Response, Security
+
+from kg import cypher
+from kg.core.embeddings import embed_async
+from kg.http.common import api_key, error_response, memory_of, public
+from kg.http.metrics import CONTENT_TYPE, Metrics
+
+PROBE_TEXT = "ready"
+
+
+@public.get("/ready", responses={503: {"description": "not ready: the failing checks, with Retry-After"}})
+async def ready(request: Request) -> Any:
+    """Readiness: the database answers, every migration is applied and the embedder is loaded.
+    503 with the failing checks otherwise, so a load balancer sends no traffic before then."""
+    memory = memory_of(request)
+    checks: dict[str, str] = {}
+    try:
+        await memory.store.ping(timeout_s=0.8)
+        checks["database"] = "up"
+        applied = {r["id"] for r in await memory.store.read("queries/migration_applied")}
+        pending = [m for m in cypher.migrations() if m not in applied]
+        checks["migrations"] = "applied" if not pending else f"{len(pending)} pending"
+    except Exception as exc:  # noqa: BLE001 - any failure to answer is "not ready", named below
+        checks["database"] = f"down ({type(exc).__name__})"
+    checks["embedder"] = _embedder_state(request)
+    if checks == {"database": "up", "migrations": "applied", "embedder": "loaded"}:
+        return {"status": "ready", "checks": checks}
+    failing = [{"field": k, "message": v} for k, v in checks.items() if v not in ("up", "applied", "loaded")]
+    response = error_response(503, "not_ready", "; ".join(f"{d['field']}: {d['message']}" for d in failing), failing)
+    response.headers["Retry-After"] = str(request.app.state.settings.http.retry_after_s)
+    return response
+
+
+def _embedder_state(request: Request) -> str:
+    """The embedder is loaded once it has embedded a probe; the first probe starts the load in the
+    background (a local model takes seconds) instead of holding the request; a failed probe is
+    tried again by the next call."""
+    probe: asyncio.Task[Any] | None = getattr(request.app.state, "embedder_probe", None)
+    if probe is None or (probe.done() and (probe.cancelled() or probe.exception() is not None)):
+        failed = probe is not None
+        request.app.state.embedder_probe = asyncio.ensure_future(
+            embed_async(memory_of(request).embedder, [PROBE_TEXT]))
+        return "failed; loading again" if failed else "loading"
+    return "loaded" if probe.done() else "loading"
+
+
+@public.get("/metrics", response_class=Response, responses={404: {"description": "[http] metrics is off"}})
+async def metrics(request: Request, key: str | None = Security(api_key)) -> Response:
+    """Prometheus text format. Off unless `[http] metrics = true`; with `[http] keys` configured,
+    only a key granted every namespace ("*") may read it."""
+    found: Metrics | None = getattr(request.app.state, "metrics", None)
+    if found is None:
+        raise HTTPException(404, [{"field": "path", "message": "metrics are off ([http] metrics = false)"}])
+    grant = request.app.state.keyring.grant(key)
+    if grant.namespaces is not None:
+        raise HTTPException(403, [{"field": "X-API-Key", "message": "/metrics needs a key granted \"*\""}])
+    return Response(await found.scrape(memory_of(request).store), media_type=CONTENT_TYPE)

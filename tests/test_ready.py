@@ -1,0 +1,45 @@
+"""GET /ready: 200 once the database answers, the migrations are applied and the embedder has
+embedded a probe; 503 with Retry-After naming the failing check otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+from kg import AsyncMemory, load_settings
+from kg.http import create_app
+from tests.http_client import api, running  # noqa: F401 - the api fixture
+from tests.test_fail_fast import Relay, cut_off  # noqa: F401 - the cut_off fixture
+
+
+async def test_ready_once_database_migrations_and_embedder_are(api: httpx.AsyncClient) -> None:
+    first = await api.get("/ready")
+    if first.status_code == 503:  # the embedder's probe started with this call
+        assert first.headers["Retry-After"].isdigit()
+        assert first.json()["detail"] == [{"field": "embedder", "message": "loading"}]
+    deadline = time.monotonic() + 120
+    while (r := await api.get("/ready")).status_code != 200 and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"status": "ready",
+                        "checks": {"database": "up", "migrations": "applied", "embedder": "loaded"}}
+
+
+async def test_not_ready_while_the_database_is_down(cut_off: tuple[AsyncMemory, Relay]) -> None:
+    memory, relay = cut_off
+    settings = load_settings()
+    app = create_app(settings.model_copy(update={"http": settings.http.model_copy(update={"keys": {}})}),
+                     memory=memory)
+    async with running(app) as client:
+        await relay.cut()
+        started = time.perf_counter()
+        r = await client.get("/ready")
+        took = time.perf_counter() - started
+        assert r.status_code == 503 and r.headers["Retry-After"].isdigit()
+        body = r.json()
+        assert body["error"] == "not_ready"
+        assert [d["field"] for d in body["detail"]][0] == "database"
+        assert body["detail"][0]["message"].startswith("down")
+        assert took < 2.5  # the ping's 0.8 s, loose for a shared machine
