@@ -9,7 +9,6 @@ limits them (none given: all, since the local user owns the database anyway).
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
 
 from kg.core.extras import require
@@ -29,7 +28,8 @@ from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
 from kg.core.correction_models import CoreRules
 from kg.core.facts_models import FactView, RememberResult
-from kg.core.limits import FieldError
+from kg.core.limits import Timestamp
+from kg.mcp.errors import ReasonedServer
 from kg.memory import AsyncMemory
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
 
@@ -44,7 +44,7 @@ INSTRUCTIONS = (
 
 
 def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
-    server = MCPServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+    server = ReasonedServer("kg-memory", instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
     door = Door(scope)
     open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
@@ -52,7 +52,7 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
     @server.tool()
     async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
                            recipe: Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"] | None = None,
-                           as_of: datetime | None = None) -> list[RankedTurn]:
+                           as_of: Timestamp | None = None) -> list[RankedTurn]:
         """Past conversation turns that best answer `query`, best first, by the memory's default
         retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
         `recipe` names another (flat: by meaning only; bm25: by words only). `k`: 1 to 100."""
@@ -72,7 +72,7 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
 
     @server.tool()
     async def recall(namespace: str, query: str, ctx: Context, k: K = 10,
-                     as_of: datetime | None = None) -> list[MemoryHit]:
+                     as_of: Timestamp | None = None) -> list[MemoryHit]:
         """Turns, facts and summaries relevant to `query`, ranked by one score (similarity, closeness
         to the entities it names, fact confidence); superseded facts left out. `as_of`: as at that moment."""
         memory = await door.open(ctx, namespace, existing=True)
@@ -80,20 +80,17 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
 
     @server.tool()
     async def remember(namespace: str, subject: str, predicate: str, object: str, ctx: Context,
-                       valid_from: datetime | None = None, op: Literal["assert", "retract"] = "assert",
+                       valid_from: Timestamp | None = None, op: Literal["assert", "retract"] = "assert",
                        source: Literal["stated", "observed", "inferred", "system"] = "stated") -> RememberResult:
         """Record (`assert`) or withdraw (`retract`) the fact `subject predicate object`, true from
         `valid_from` (default now). A new value of a single-valued predicate supersedes the old one."""
         memory = await door.open(ctx, namespace)
-        try:
-            return await memory.remember(namespace, subject, predicate, object,
-                                         valid_from=instant(valid_from), op=op, source=source)
-        except FieldError as exc:  # names the field, as a REST 422 does
-            raise ToolError(str(exc)) from None
+        return await memory.remember(namespace, subject, predicate, object,
+                                     valid_from=instant(valid_from), op=op, source=source)
 
     @server.tool()
     async def facts_as_of(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
-                          as_of: datetime | None = None, known_at: datetime | None = None) -> list[FactView]:
+                          as_of: Timestamp | None = None, known_at: Timestamp | None = None) -> list[FactView]:
         """What was true of `subject` at `as_of` (default now), as the memory believed it at `known_at`."""
         memory = await door.open(ctx, namespace, existing=True)
         return await memory.facts(namespace, subject, predicate, instant(as_of), instant(known_at))
