@@ -160,3 +160,14 @@ def test_check_relation_names_the_field() -> None:
         with pytest.raises(FieldError) as caught:
             check_relation(**{**good, **change})
         assert caught.value.field == field
+
+
+# -- defect 4: an overlong query is refused with its reason at MCP, as HTTP's `q` is -------------
+
+async def test_an_overlong_query_is_refused_with_its_reason_over_mcp(memory: AsyncMemory, namespace: str) -> None:
+    await memory.relate(namespace, "x", "works_for", "Co")
+    words = " ".join(f"w{i}" for i in range(1500))  # 3,000+ characters, 1,500 distinct words
+    async with Client(build_server(LocalScope(opened=memory))) as client:
+        for tool in ("search_turns", "search_sessions", "search_memories", "recall"):
+            text = error_text(await client.call_tool(tool, {"namespace": namespace, "query": words}))
+            assert "query" in text and "2000" in text, (tool, text)

@@ -12,7 +12,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import AfterValidator, BeforeValidator, StringConstraints
 
 # Longest accepted value per field, in characters.
 MAX_CHARS: dict[str, int] = {
@@ -26,6 +26,7 @@ MAX_CHARS: dict[str, int] = {
     "speaker": 200,
     "event_id": 200,
     "evidence_turn_ids": 200,  # each id
+    "query": 2000,  # what a search looks for
 }
 
 # A session id is a path segment of the routes (`/sessions/{session_id}`): nothing a URL would
@@ -88,6 +89,10 @@ def _session_id(value: str) -> str:
 
 SessionId = Annotated[str, AfterValidator(_session_id)]
 """A session id field in a pydantic model: the one rule, as a validation error on that field."""
+
+
+QueryText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CHARS["query"])]
+"""What a search looks for, at every door (HTTP's `q`, MCP's `query`)."""
 
 
 def check_recorded_at(recorded_at: datetime | None, max_skew_s: float, now: datetime | None = None) -> None:

@@ -28,7 +28,7 @@ from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
 from kg.core.correction_models import CoreRules
 from kg.core.facts_models import FactView, RememberResult
-from kg.core.limits import Timestamp
+from kg.core.limits import QueryText, Timestamp
 from kg.mcp.errors import ReasonedServer
 from kg.memory import AsyncMemory
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
@@ -50,7 +50,7 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
     open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
 
     @server.tool()
-    async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
+    async def search_turns(namespace: str, query: QueryText, ctx: Context, k: K = 10,
                            recipe: Literal["flat", "bm25", "hybrid", "hierarchical", "vector", "fulltext"] | None = None,
                            as_of: Timestamp | None = None) -> list[RankedTurn]:
         """Past conversation turns that best answer `query`, best first, by the memory's default
@@ -60,18 +60,18 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
         return await memory.search_turns(namespace, query, k, recipe, instant(as_of))
 
     @server.tool()
-    async def search_sessions(namespace: str, query: str, ctx: Context, k: K = 5) -> list[SessionHit]:
+    async def search_sessions(namespace: str, query: QueryText, ctx: Context, k: K = 5) -> list[SessionHit]:
         """Past sessions about `query` ("what did we discuss about X?"), each with its summary and
         best-matching turns, best first."""
         return await (await door.open(ctx, namespace, existing=True)).search_sessions(namespace, query, k)
 
     @server.tool()
-    async def search_memories(namespace: str, query: str, ctx: Context, k: K = 10) -> list[MemoryHit]:
+    async def search_memories(namespace: str, query: QueryText, ctx: Context, k: K = 10) -> list[MemoryHit]:
         """Facts and turns about `query` ("what did we decide about X?"), one score each."""
         return await (await door.open(ctx, namespace, existing=True)).search_memories(namespace, query, k)
 
     @server.tool()
-    async def recall(namespace: str, query: str, ctx: Context, k: K = 10,
+    async def recall(namespace: str, query: QueryText, ctx: Context, k: K = 10,
                      as_of: Timestamp | None = None) -> list[MemoryHit]:
         """Turns, facts and summaries relevant to `query`, ranked by one score (similarity, closeness
         to the entities it names, fact confidence); superseded facts left out. `as_of`: as at that moment."""
