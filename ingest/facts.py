@@ -33,7 +33,7 @@ from kg.ingest.temporal import (
 )
 from kg.core.config import Settings
 from kg.core.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
-from kg.core.limits import FieldError, check_recorded_at, check_text
+from kg.core.limits import FieldError, check_name, check_recorded_at, check_text
 from kg.core.models import as_utc
 from kg.core.store import Store, Tx
 from kg.core.values import native
@@ -146,7 +146,8 @@ class FactWriter:
             raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
         if source not in get_args(Source):
             raise ValueError(f"source must be one of {get_args(Source)}, got {source!r}")
-        for field, text in (("subject", subject), ("predicate", predicate), ("object", object),
+        check_name("subject", subject)
+        for field, text in (("predicate", predicate), ("object", object),
                             ("subject_type", subject_type), ("object_type", object_type), ("event_id", event_id)):
             check_text(field, text)
         for turn_id in evidence_turn_ids:

@@ -14,13 +14,14 @@ that opened it and those that reinforced it. Its extractor and prompt version ar
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, get_args
 
 from kg.ingest.facts import _transaction_time
 from kg.ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
 from kg.ingest.temporal import Op, Source, Span, holder, timeline
 from kg.core.config import Settings
+from kg.core.limits import check_name, check_relation
 from kg.core.facts_models import entity_id, entity_key, predicate_key
 from kg.core.models import as_utc
 from kg.core.relationship_models import RelateResult
@@ -53,8 +54,10 @@ def _event(row: Mapping[str, Any]) -> EdgeEvent:
     )
 
 
-def end(namespace: str, name: str, entity_type: str = "other") -> dict[str, Any]:
-    """An end named by the caller: the entity a fact subject of that name would use."""
+def end(namespace: str, name: str, entity_type: str = "other", field: str = "subject") -> dict[str, Any]:
+    """An end named by the caller (`field` names it in a refusal): the entity a fact subject of that
+    name would use."""
+    check_name(field, name)
     key = entity_key(name)
     return {"id": entity_id(namespace, key), "key": key, "name": " ".join(name.split()), "type": entity_type}
 
@@ -63,6 +66,7 @@ class RelationshipWriter:
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.types = RelationshipTypes({predicate_key(t): c for t, c in settings.memory.relationships.items()})
+        self.max_clock_skew_s = settings.memory.max_clock_skew_s
 
     async def relate(
         self,
@@ -94,16 +98,19 @@ class RelationshipWriter:
             raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
         if source not in get_args(Source):
             raise ValueError(f"source must be one of {get_args(Source)}, got {source!r}")
+        explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
+        explicit_valid = as_utc(valid_from) if valid_from is not None else None
+        evidence = list(dict.fromkeys(evidence_turn_ids))
+        check_relation(subject["name"], relation, object["name"], subject.get("type"), object.get("type"),
+                       explicit_recorded, explicit_valid, evidence, self.max_clock_skew_s)
         rel = predicate_key(relation)
         event_row: dict[str, Any] = {
             "id": event_id or f"rev_{uuid.uuid4().hex}", "namespace": namespace, "subject_id": subject["id"],
             "subject_key": subject["key"], "relation": rel, "op": op, "object_id": object["id"],
             "object_key": object["key"], "source": source, "extractor": extractor, "prompt_version": prompt_version,
             "session_id": session_id, "reason": reason, "withdraws": withdraws, "statement": statement,
-            "evidence": list(dict.fromkeys(evidence_turn_ids)),
+            "evidence": evidence,
         }
-        explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
-        explicit_valid = as_utc(valid_from) if valid_from is not None else None
         slot = {"namespace": namespace, "subject_id": subject["id"], "relation": rel}
 
         async def work(tx: Tx) -> RelateResult:
@@ -113,7 +120,10 @@ class RelationshipWriter:
             edge_rows, prior_rows = found[0]["edges"], found[0]["events"]
             records, prior = [_record(r) for r in edge_rows], [_event(r) for r in prior_rows]
             stamp = _transaction_time(explicit_recorded, records, prior)
-            row = {**event_row, "recorded_at": stamp, "valid_from": explicit_valid or stamp}
+            # As for facts: valid time defaults to when the event happened by the server's clock (or
+            # the backdated recorded_at), never ahead of it, whatever stamp transaction time needed.
+            row = {**event_row, "recorded_at": stamp,
+                   "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
             event = _event(row)
             step = plan_edge(records, event, self.types, lambda: f"rel_{uuid.uuid4().hex}", prior_events=prior)
             if step.decision == "noop" and any(e.id == event.id for e in prior):

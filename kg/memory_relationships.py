@@ -37,7 +37,7 @@ class RelationshipsFacade(Engine):
         Only the subject's edges of this type are ever touched."""
         writer = RelationshipWriter(self.store, self.settings)
         return await writer.relate(
-            namespace, end(namespace, subject, subject_type), type, end(namespace, object, object_type),
+            namespace, end(namespace, subject, subject_type), type, end(namespace, object, object_type, "object"),
             valid_from=valid_from, recorded_at=recorded_at, op=op, source=source,
             evidence_turn_ids=evidence_turn_ids,
         )

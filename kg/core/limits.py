@@ -12,7 +12,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import AfterValidator, BeforeValidator, StringConstraints
 
 # Longest accepted value per field, in characters.
 MAX_CHARS: dict[str, int] = {
@@ -26,6 +26,7 @@ MAX_CHARS: dict[str, int] = {
     "speaker": 200,
     "event_id": 200,
     "evidence_turn_ids": 200,  # each id
+    "query": 2000,  # what a search looks for
 }
 
 # A session id is a path segment of the routes (`/sessions/{session_id}`): nothing a URL would
@@ -49,6 +50,13 @@ def check_text(field: str, value: str | None, limit: int | None = None) -> None:
     most = limit if limit is not None else MAX_CHARS[field]
     if len(value) > most:
         raise FieldError(field, f"at most {most} characters, got {len(value)}")
+
+
+def check_name(field: str, value: str) -> None:
+    """An entity's name (a fact's subject, a relationship's end): something beside whitespace, within its limit."""
+    if not value.strip():
+        raise FieldError(field, "cannot be blank")
+    check_text(field, value, MAX_CHARS["subject"])
 
 
 def session_id_problem(value: str) -> str | None:
@@ -83,6 +91,10 @@ SessionId = Annotated[str, AfterValidator(_session_id)]
 """A session id field in a pydantic model: the one rule, as a validation error on that field."""
 
 
+QueryText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CHARS["query"])]
+"""What a search looks for, at every door (HTTP's `q`, MCP's `query`)."""
+
+
 def check_recorded_at(recorded_at: datetime | None, max_skew_s: float, now: datetime | None = None) -> None:
     """Transaction time is the server's: a `recorded_at` later than its clock (plus the allowed
     skew) is refused. Earlier is allowed (imports backdate)."""
@@ -99,9 +111,52 @@ def _not_a_number(value: Any) -> Any:
     # Epoch numbers are ambiguous (seconds or milliseconds?): only ISO 8601 text is accepted.
     if isinstance(value, (int, float)) and not isinstance(value, bool) or \
             isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+(\.\d*)?\s*", value):
-        raise ValueError("a timestamp is ISO 8601 text (e.g. 2025-05-01T12:00:00Z); epoch numbers are refused")
+        raise ValueError(f"a timestamp is {TIMESTAMP_RULE}")
     return value
 
 
-Timestamp = Annotated[datetime, BeforeValidator(_not_a_number)]
+# The instants a timestamp may name. Far outside them a value is a typo or a probe, and the margin
+# keeps the write path's date arithmetic (a session's gap either side of a message) from overflowing.
+EARLIEST = datetime(1000, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(9000, 1, 1, tzinfo=timezone.utc)
+TIMESTAMP_RULE = ("ISO 8601 text (e.g. 2025-05-01T12:00:00Z; without an offset: UTC) from "
+                  f"{EARLIEST:%Y-%m-%d} to {LATEST:%Y-%m-%d}; epoch numbers are refused")
+
+
+def _in_range(value: datetime) -> datetime:
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    if not EARLIEST <= aware < LATEST:
+        raise ValueError(f"{value.isoformat()} is out of range: a timestamp is {TIMESTAMP_RULE}")
+    return value
+
+
+def check_timestamp(field: str, value: datetime | None) -> None:
+    """The `Timestamp` rule for a caller that did not come through a pydantic model."""
+    if value is not None:
+        try:
+            _in_range(value)
+        except ValueError as exc:
+            raise FieldError(field, str(exc)) from None
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_not_a_number), AfterValidator(_in_range)]
 """A timestamp field: ISO 8601 text or a datetime; without an offset it is UTC."""
+
+
+def check_relation(subject: str, relation: str, object: str, subject_type: str | None,
+                   object_type: str | None, recorded_at: datetime | None, valid_from: datetime | None,
+                   evidence_turn_ids: list[str], max_skew_s: float) -> None:
+    """The rules a relationship shares with a fact (its `type` is a fact's `predicate`), for every
+    writer and door: the same limits, the same clock."""
+    # Both ends are entities, keyed by name in an index: the object is held to the subject's limit.
+    check_name("subject", subject)
+    check_name("object", object)
+    for field, text in (("type", relation), ("subject_type", subject_type), ("object_type", object_type)):
+        if text is not None and not text.strip():
+            raise FieldError(field, "cannot be blank")
+        check_text(field, text, MAX_CHARS["predicate"] if field == "type" else None)
+    for turn_id in evidence_turn_ids:
+        check_text("evidence_turn_ids", turn_id)
+    check_timestamp("valid_from", valid_from)
+    check_timestamp("recorded_at", recorded_at)
+    check_recorded_at(recorded_at, max_skew_s)

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyHeader
 
 from kg.memory import AsyncMemory
+from kg.core.limits import Timestamp
 from kg.core.models import NAMESPACE_RULE, as_utc, valid_namespace
 
 API_VERSION = "1"
@@ -48,7 +49,7 @@ def memory_of(request: Request) -> AsyncMemory:
 Namespace = Annotated[str, Depends(scoped_namespace)]
 Existing = Annotated[str, Depends(existing_namespace)]
 Mem = Annotated[AsyncMemory, Depends(memory_of)]
-Instant = Annotated[datetime | None, Query(description="ISO 8601; without an offset: UTC.")]
+Instant = Annotated[Timestamp | None, Query(description="ISO 8601; without an offset: UTC.")]
 
 
 def utc(value: datetime | None) -> datetime | None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from fastapi import Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from kg.core.limits import MAX_CHARS, Timestamp
 from kg.http.common import Existing, Instant, Mem, Namespace, scoped, utc
 from kg.core.relationship_models import RelateResult, RelationshipView
 
@@ -17,13 +17,13 @@ class RelateIn(BaseModel):
     subject: str = Field(min_length=1, max_length=500)
     type: str = Field(min_length=1, max_length=200, description="e.g. works_for (one-to-one), works_with (many)")
     object: str = Field(min_length=1, max_length=500)
-    valid_from: datetime | None = None
-    recorded_at: datetime | None = None
+    valid_from: Timestamp | None = None
+    recorded_at: Timestamp | None = None
     op: Literal["assert", "retract"] = "assert"
     source: Literal["stated", "observed", "inferred", "system"] = "stated"
     evidence_turn_ids: list[str] = Field(default_factory=list, max_length=1000)
-    subject_type: str = "other"
-    object_type: str = "other"
+    subject_type: str = Field("other", min_length=1, max_length=MAX_CHARS["subject_type"])
+    object_type: str = Field("other", min_length=1, max_length=MAX_CHARS["object_type"])
 
 
 @scoped.get("/relationships", response_model=list[RelationshipView], tags=["relationships"])

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, SkipValidation
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
 from kg.http.common import error_response, Existing, Instant, Mem, Namespace, memory_of, scoped, utc
-from kg.core.limits import SessionId
+from kg.core.limits import MAX_CHARS, SessionId
 from kg.memory import AsyncMemory
 from kg.core.models import Message, Session, SessionTurns
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
@@ -110,7 +110,7 @@ async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
     return await memory.summaries(namespace, session_id, include_expired)
 
 
-Q = Query(min_length=1, max_length=2000, description="What to look for.")
+Q = Query(min_length=1, max_length=MAX_CHARS["query"], description="What to look for.")
 DEGRADED_HEADER = "X-KG-Degraded"  # why a search ran on the fallback embedder (docs/retrieval.md)
 
 

@@ -3,7 +3,7 @@ rule, and `forget` (erase a session, a subject or the namespace; see docs/forget
 
 from __future__ import annotations
 
-from datetime import datetime
+from kg.core.limits import Timestamp
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -20,7 +20,7 @@ from kg.mcp.door import Door, instant
 def register(server: MCPServer, door: Door) -> None:
     @server.tool()
     async def fact_history(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
-                           known_at: datetime | None = None, include_expired: bool = False) -> list[FactView]:
+                           known_at: Timestamp | None = None, include_expired: bool = False) -> list[FactView]:
         """Every interval of the subject's facts in valid-time order, with what superseded each, as
         believed at `known_at` (default now); `include_expired`: also the versions belief replaced."""
         memory = await door.open(ctx, namespace, existing=True)
@@ -32,7 +32,7 @@ def register(server: MCPServer, door: Door) -> None:
         rule_text: Annotated[str, Field(min_length=1, max_length=4000)], ctx: Context,
         original_behavior: Annotated[str | None, Field(max_length=4000)] = None,
         corrected_behavior: Annotated[str | None, Field(max_length=4000)] = None,
-        correction_type: CorrectionType = "preference", seen_at: datetime | None = None,
+        correction_type: CorrectionType = "preference", seen_at: Timestamp | None = None,
         evidence_turn_ids: Annotated[list[str], Field(max_length=1000)] = [],  # noqa: B006 - pydantic copies it
         confidence: Annotated[float | None, Field(gt=0, le=1)] = None,
     ) -> CorrectionResult:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 
+from kg.core.limits import Timestamp
 from kg.core.models import as_utc
 from kg.core.relationship_models import RelateResult, RelationshipView
 
@@ -23,15 +24,15 @@ def add_tools(server: MCPServer, open_: Callable[[Context, str], "AsyncMemory"])
 
     @server.tool()
     async def relationships_as_of(namespace: str, subject: str, ctx: Context, type: str | None = None,
-                                  as_of: datetime | None = None,
-                                  known_at: datetime | None = None) -> list[RelationshipView]:
+                                  as_of: Timestamp | None = None,
+                                  known_at: Timestamp | None = None) -> list[RelationshipView]:
         """Who or what `subject` was related to (e.g. works_for, knows) at `as_of` (default now), as
         the memory believed it at `known_at` (default now)."""
         return await open_(ctx, namespace).relationships(namespace, subject, type, _instant(as_of), _instant(known_at))
 
     @server.tool()
     async def relate(namespace: str, subject: str, type: str, object: str, ctx: Context,
-                     valid_from: datetime | None = None,
+                     valid_from: Timestamp | None = None,
                      op: Literal["assert", "retract"] = "assert") -> RelateResult:
         """Record (`assert`) or end (`retract`) the relationship `subject -[type]-> object` from
         `valid_from` (default now). A new object of a one-to-one type (works_for, married_to, ...)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
 
 from kg.core.extras import package_version, require
@@ -30,7 +29,8 @@ from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
 from kg.core.correction_models import CoreRules
 from kg.core.facts_models import FactView, RememberResult
-from kg.core.limits import FieldError
+from kg.core.limits import QueryText, Timestamp
+from kg.mcp.errors import ReasonedServer
 from kg.memory import AsyncMemory
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
 from kg.core.vocabulary import RecipeChoice
@@ -46,15 +46,16 @@ INSTRUCTIONS = (
 
 
 def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = None) -> MCPServer:
-    server = MCPServer("kg-memory", version=package_version(), instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+    server = ReasonedServer("kg-memory", version=package_version(), instructions=INSTRUCTIONS, lifespan=lifespan,
+                            log_level="WARNING")
 
     door = Door(scope)
     open_ = door.check  # noqa: F841 - the plain (ctx, namespace) -> memory form other tool modules take
 
     @server.tool()
-    async def search_turns(namespace: str, query: str, ctx: Context, k: K = 10,
+    async def search_turns(namespace: str, query: QueryText, ctx: Context, k: K = 10,
                            recipe: RecipeChoice | None = None,
-                           as_of: datetime | None = None) -> list[RankedTurn]:
+                           as_of: Timestamp | None = None) -> list[RankedTurn]:
         """Past conversation turns that best answer `query`, best first, by the memory's default
         retriever (hierarchical: words, meaning, speakers and dates, session by session) unless
         `recipe` names another (flat: by meaning only; bm25: by words only). `k`: 1 to 100. Hits
@@ -64,19 +65,19 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
         return await memory.search_turns(namespace, query, k, recipe, instant(as_of))
 
     @server.tool()
-    async def search_sessions(namespace: str, query: str, ctx: Context, k: K = 5) -> list[SessionHit]:
+    async def search_sessions(namespace: str, query: QueryText, ctx: Context, k: K = 5) -> list[SessionHit]:
         """Past sessions about `query` ("what did we discuss about X?"), each with its summary and
         best-matching turns, best first."""
         return await (await door.open(ctx, namespace, existing=True)).search_sessions(namespace, query, k)
 
     @server.tool()
-    async def search_memories(namespace: str, query: str, ctx: Context, k: K = 10) -> list[MemoryHit]:
+    async def search_memories(namespace: str, query: QueryText, ctx: Context, k: K = 10) -> list[MemoryHit]:
         """Facts and turns about `query` ("what did we decide about X?"), one score each."""
         return await (await door.open(ctx, namespace, existing=True)).search_memories(namespace, query, k)
 
     @server.tool()
-    async def recall(namespace: str, query: str, ctx: Context, k: K = 10,
-                     as_of: datetime | None = None) -> list[MemoryHit]:
+    async def recall(namespace: str, query: QueryText, ctx: Context, k: K = 10,
+                     as_of: Timestamp | None = None) -> list[MemoryHit]:
         """Turns, facts and summaries relevant to `query`, ranked by one score (similarity, closeness
         to the entities it names, fact confidence); superseded facts left out. `as_of`: as at that moment."""
         memory = await door.open(ctx, namespace, existing=True)
@@ -84,20 +85,17 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
 
     @server.tool()
     async def remember(namespace: str, subject: str, predicate: str, object: str, ctx: Context,
-                       valid_from: datetime | None = None, op: Literal["assert", "retract"] = "assert",
+                       valid_from: Timestamp | None = None, op: Literal["assert", "retract"] = "assert",
                        source: Literal["stated", "observed", "inferred", "system"] = "stated") -> RememberResult:
         """Record (`assert`) or withdraw (`retract`) the fact `subject predicate object`, true from
         `valid_from` (default now). A new value of a single-valued predicate supersedes the old one."""
         memory = await door.open(ctx, namespace)
-        try:
-            return await memory.remember(namespace, subject, predicate, object,
-                                         valid_from=instant(valid_from), op=op, source=source)
-        except FieldError as exc:  # names the field, as a REST 422 does
-            raise ToolError(str(exc)) from None
+        return await memory.remember(namespace, subject, predicate, object,
+                                     valid_from=instant(valid_from), op=op, source=source)
 
     @server.tool()
     async def facts_as_of(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
-                          as_of: datetime | None = None, known_at: datetime | None = None) -> list[FactView]:
+                          as_of: Timestamp | None = None, known_at: Timestamp | None = None) -> list[FactView]:
         """What was true of `subject` at `as_of` (default now), as the memory believed it at `known_at`."""
         memory = await door.open(ctx, namespace, existing=True)
         return await memory.facts(namespace, subject, predicate, instant(as_of), instant(known_at))
