@@ -36,6 +36,14 @@ log = logging.getLogger(__name__)
 MODEL = "all-MiniLM-L6-v2"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 TOKENIZER = Path(__file__).resolve().parent / "minilm" / "tokenizer.json"
+# Attention's working memory grows with texts x tokens^2 per call: a chunk of long texts holds fewer
+# of them (32 texts of 64 tokens, 2 of 256), so a batch of long turns does not swell the process.
+ATTENTION_BUDGET = 32 * 64 * 64
+
+
+def _tokens_about(text: str) -> int:
+    """The tokens of a text, about (English averages 4 characters a token), capped at MAX_TOKENS."""
+    return min(MAX_TOKENS, len(text) // 4 + 2)
 
 
 class OnnxMiniLM:
@@ -101,7 +109,13 @@ class OnnxMiniLM:
         """A batch: sorted by length (so a chunk pads little), its chunks encoded on every batch
         thread, the vectors put back in their texts' order."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        chunks = [order[s: s + self._batch_size] for s in range(0, len(order), self._batch_size)]
+        chunks: list[list[int]] = [[]]
+        for i in order:  # at most `batch_size` texts, and fewer long ones (`ATTENTION_BUDGET`)
+            longest = _tokens_about(texts[i])
+            if chunks[-1] and (len(chunks[-1]) >= self._batch_size
+                               or (len(chunks[-1]) + 1) * longest * longest > ATTENTION_BUDGET):
+                chunks.append([])
+            chunks[-1].append(i)
         parts = [self._batches.submit(self._encode, [texts[i] for i in rows], "batches") for rows in chunks]
         done: Future[list[list[float]]] = Future()
         left = [len(parts)]
@@ -167,4 +181,6 @@ def _session() -> Any:
     # this graph slower here (132 against 150 texts/s on one thread).
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     options.log_severity_level = 3
+    # No arena: onnxruntime's keeps the largest batch's buffers for good (+220 MB after long turns).
+    options.enable_cpu_mem_arena = False
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
