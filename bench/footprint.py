@@ -180,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--turns, --runs, --embed-turns and --queries must each be at least 1")
     started, load = time.perf_counter(), os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="kg-footprint-") as tmp:
-        variants = {name: run_variant(name, args, Path(tmp)) for name in names}
+        variants = {}
+        for name in names:
+            variants[name] = run_variant(name, args, Path(tmp))
+            progress(f"{name} done: {json.dumps(variants[name])}")  # kept if a later variant fails
     result = {"python": sys.version.split()[0], "cores": os.cpu_count(),
               "load_average": [round(load, 1), round(os.getloadavg()[0], 1)],
               "seconds": round(time.perf_counter() - started), "turns": args.turns, "runs": args.runs,

@@ -166,7 +166,7 @@ def measure_embedder(provider: str, turns: int, queries: int) -> dict[str, Any]:
 
     keys, questions, source = corpus(turns, queries)
     start = time.perf_counter()
-    model = embedder_for(EmbeddingSettings(provider=provider))  # type: ignore[arg-type]
+    model = embedder_for(EmbeddingSettings(provider=provider))
     model.embed(["warm-up passage", "another one"]), model.embed(["warm-up query?"])
     load_s = time.perf_counter() - start
     start = time.perf_counter()
