@@ -77,6 +77,8 @@ def parse_problem(argv: list[str]) -> str | None:
         kinds = {c.__name__ for c in type(exc).__mro__}
         if kinds & PLACEHOLDER_ERRORS:
             return None
+        if "Exit" in kinds and getattr(exc, "exit_code", None) == 0:
+            return None  # `--help` parsed: it prints the help and exits 0
         if "BadOptionUsage" in kinds and "requires an argument" in str(exc) and args and args[-1].startswith("-"):
             return None  # the option named on its own in prose (`kg index --session`)
         return f"{type(exc).__name__}: {exc}"
@@ -100,6 +102,7 @@ def test_a_wrong_option_is_caught() -> None:
     assert "No such option: -m" in (parse_problem(["search", "q", "-n", "ns", "-m", "vector"]) or "")
     assert parse_problem(["jobs", "nope"]) is not None
     assert parse_problem(["search", "q", "-n", "ns", "-r", "bm25"]) is None
+    assert parse_problem(["--help"]) is None and parse_problem(["search", "--help"]) is None
     assert variants("kg reindex --stale \\| --since DATE \\| --session ID -n NS") == [
         ["reindex", "--stale"], ["reindex", "--since", "DATE"], ["reindex", "--session", "ID", "-n", "NS"]]
     assert ["forget", "subject", "NAME"] in variants("kg forget session ID \\| subject NAME \\| namespace -n NS")
