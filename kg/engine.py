@@ -142,11 +142,15 @@ class Engine:
         """The session summarizer: the engine's own `summarizer` hook, or the one
         `[memory.indexing] backend` chooses, closed afterwards."""
         from kg.ingest.summaries.llm import summarizer_for  # loads the LLM SDKs: only when summaries run
+        from kg.ingest.summaries.passes import passes_for
 
+        passes = passes_for(self.settings)  # [memory.indexing] passes = 3: passes 2 and 3 of closed sessions
         summarizer = self.summarizer or summarizer_for(self.settings, self.embedder, self.store)
         try:
-            yield SessionSummarizer(self.store, self.embedder, self.settings, summarizer)
+            yield SessionSummarizer(self.store, self.embedder, self.settings, summarizer, passes)
         finally:
+            if passes is not None:
+                await passes.aclose()
             close = getattr(summarizer, "aclose", None)
             if summarizer is not self.summarizer and close is not None:
                 await close()
