@@ -175,3 +175,30 @@ def test_repeated_instructions_are_the_user_saying_the_same_words_again() -> Non
              text="Use uv, not pip."), ChunkTurn(id="c", idx=2, text="use UV not pip!"), ChunkTurn(id="d", idx=3,
              text="ok thanks"), ChunkTurn(id="e", idx=4, text="ok thanks")]
     assert [s.turn_id for s in repeated_instructions(turns)] == ["c"]
+
+
+async def test_the_http_door_shows_the_signals_where_it_shows_summaries() -> None:
+    from kg.http import create_app
+    from tests.http_client import running
+
+    settings = _settings(None)
+    async with AsyncMemory(settings) as memory:
+        ns = f"test-3pass-http-{uuid.uuid4().hex[:10]}"
+        app = create_app(settings.model_copy(update={"http": settings.http.model_copy(update={"keys": {}})}),
+                         memory=memory)
+        try:
+            async with running(app) as api:
+                turns = [{"role": "user", "text": t, "ts": f"2025-05-01T12:0{i}:00Z"} for i, t in enumerate(
+                    ["Deploy the docs site tonight.", "Deploy the docs site tonight!"])]
+                assert (await api.post(f"/v1/namespaces/{ns}/sessions", json={"session_id": "s1", "turns": turns})
+                        ).status_code < 300
+                closed = (await api.post(f"/v1/namespaces/{ns}/sessions/s1/close")).json()
+                [listed] = [s for s in (await api.get(f"/v1/namespaces/{ns}/sessions/s1/summaries")).json()
+                            if s["kind"] == "session"]
+            ids = [t.id for t in sorted(await memory.turns(ns, "s1"), key=lambda t: t.idx)]
+        finally:
+            await memory.delete_namespace(ns)
+    for shown in (closed, listed):
+        assert shown["signals"]["signals_prompt_version"] == OFFLINE_SIGNALS
+        assert [s["turn_id"] for s in shown["signals"]["repeated_instructions"]] == [ids[1]]
+        assert shown["signals"]["what_failed"] is None
