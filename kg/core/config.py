@@ -152,6 +152,20 @@ class HttpSettings(Section):
     rate_burst: int = Field(20, ge=1)  # requests a key may send at once before rate_per_key applies
 
 
+class TelemetrySettings(Section):
+    """OpenTelemetry tracing (`pip install 'kg-memory[otel]'`) of the HTTP API, its MCP endpoint and
+    `kg mcp`: a span per request or tool call, with the retrieval stages, Cypher statements, embedder
+    and LLM calls below it (docs/operations.md, "Traces"). Spans never carry a namespace or user text.
+    """
+
+    tracing: bool = False
+    # where spans go: otlp (OTLP over HTTP, `pip install opentelemetry-exporter-otlp-proto-http`; the
+    # OTEL_EXPORTER_OTLP_* variables set the endpoint), console (standard output), or global (the
+    # process's tracer provider, set by the embedding application or `opentelemetry-instrument`)
+    exporter: Literal["otlp", "console", "global"] = "otlp"
+    service_name: str = Field("kg-memory", min_length=1)  # the spans' resource `service.name`
+
+
 class JobSettings(Section):
     """The persisted job queue (`kg.jobs.queue`) and its workers (`kg serve`, `kg jobs run-once`)."""
 
@@ -215,6 +229,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     schedules: ScheduleSettings = Field(default_factory=ScheduleSettings)
 
