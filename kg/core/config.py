@@ -153,15 +153,16 @@ class HttpSettings(Section):
 
 
 class TelemetrySettings(Section):
-    """OpenTelemetry tracing (`pip install 'kg-memory[otel]'`) of the HTTP API, its MCP endpoint and
-    `kg mcp`: a span per request or tool call, with the retrieval stages, Cypher statements, embedder
-    and LLM calls below it (docs/operations.md, "Traces"). Spans never carry a namespace or user text.
+    """OpenTelemetry tracing (`pip install 'kg-memory[otel]'`) of the HTTP API, its MCP endpoint, `kg mcp`
+    and the job workers: a span per request, tool call or job run, with the retrieval stages, Cypher
+    statements, embedder and LLM calls below it (docs/operations.md, "Traces"). Spans never carry a
+    namespace or user text.
     """
 
-    tracing: bool = False
+    tracing: bool = False  # on: spans are recorded and exported; off, OpenTelemetry's SDK is not imported
     # where spans go: otlp (OTLP over HTTP, `pip install opentelemetry-exporter-otlp-proto-http`; the
-    # OTEL_EXPORTER_OTLP_* variables set the endpoint), console (standard output), or global (the
-    # process's tracer provider, set by the embedding application or `opentelemetry-instrument`)
+    # OTEL_EXPORTER_OTLP_* variables set the endpoint), console (JSON on standard error), or global
+    # (the process's global tracer provider, set up by the application that embeds the API)
     exporter: Literal["otlp", "console", "global"] = "otlp"
     service_name: str = Field("kg-memory", min_length=1)  # the spans' resource `service.name`
 
