@@ -13,11 +13,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -125,21 +124,21 @@ async def test_a_request_is_one_trace_from_its_http_span_down_to_its_statements(
         assert root.kind is SpanKind.SERVER and root.parent is None
         assert root.attributes and root.attributes["http.route"] in (NS_ROUTE + "/messages", NS_ROUTE + "/search")
 
-    search = next(t for t in by_trace.values() if root_of(t).attributes["http.response.status_code"] == 200  # type: ignore[index]
+    search = next(t for t in by_trace.values() if root_of(t).attributes["http.response.status_code"] == 200
                   and root_of(t).name.startswith("GET"))
     names = {s.name for s in search}
     assert {"retrieval", "retrieval.lists", "embed query"} <= names
     statements = [s for s in search if s.attributes and "kg.cypher" in s.attributes]
     assert statements, names
     for s in statements:
-        assert s.name == s.attributes["kg.cypher"] and cypher.load(s.name)  # named by its cypher/ file  # type: ignore[index]
+        assert s.name == s.attributes["kg.cypher"] and cypher.load(s.name)  # named by its cypher/ file
         assert ancestors(s, search)[-1] == f"GET {NS_ROUTE}/search"
     listed = [s for s in statements if "retrieval.lists" in ancestors(s, search)]
     assert listed and all(ancestors(s, search)[:2] == ["retrieval.lists", "retrieval"] for s in listed)
 
     ingest = roots[f"POST {NS_ROUTE}/messages"][1]
     assert "queries/turns_write" in {s.name for s in ingest}
-    refused = [root_of(t) for t in by_trace.values() if root_of(t).attributes["http.response.status_code"] == 422]  # type: ignore[index]
+    refused = [root_of(t) for t in by_trace.values() if root_of(t).attributes["http.response.status_code"] == 422]
     assert len(refused) == 1 and len(by_trace[refused[0].context.trace_id]) == 1  # refused before the database
     assert_no_user_text(found, namespace, QUESTION, SESSION, *TEXTS)
 
@@ -281,7 +280,7 @@ async def test_an_llm_call_is_a_span_with_its_model_and_tokens(spans: InMemorySp
     (call,) = [s for s in found if s.name.startswith("llm ")]
     attributes = dict(call.attributes or {})
     assert call.name == f"llm {attributes['kg.llm.purpose']}" and ancestors(call, found) == ["job index_session"]
-    assert attributes["gen_ai.request.model"] == "claude-haiku-4-5" and attributes["gen_ai.provider.name"] == "anthropic"
+    assert (attributes["gen_ai.request.model"], attributes["gen_ai.provider.name"]) == ("claude-haiku-4-5", "anthropic")
     assert attributes["kg.llm.requests"] == 2  # the 429, then the answer
     assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (2841, 738)
     assert KEY not in json.dumps([s.name for s in found] + [str(dict(s.attributes or {})) for s in found])
