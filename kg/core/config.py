@@ -152,6 +152,21 @@ class HttpSettings(Section):
     rate_burst: int = Field(20, ge=1)  # requests a key may send at once before rate_per_key applies
 
 
+class TelemetrySettings(Section):
+    """OpenTelemetry tracing (`pip install 'kg-memory[otel]'`) of the HTTP API, its MCP endpoint, `kg mcp`
+    and the job workers: a span per request, tool call or job run, with the retrieval stages, Cypher
+    statements, embedder and LLM calls below it (docs/operations.md, "Traces"). Spans never carry a
+    namespace or user text.
+    """
+
+    tracing: bool = False  # on: spans are recorded and exported; off, OpenTelemetry's SDK is not imported
+    # where spans go: otlp (OTLP over HTTP, `pip install opentelemetry-exporter-otlp-proto-http`; the
+    # OTEL_EXPORTER_OTLP_* variables set the endpoint), console (JSON on standard error), or global
+    # (the process's global tracer provider, set up by the application that embeds the API)
+    exporter: Literal["otlp", "console", "global"] = "otlp"
+    service_name: str = Field("kg-memory", min_length=1)  # the spans' resource `service.name`
+
+
 class JobSettings(Section):
     """The persisted job queue (`kg.jobs.queue`) and its workers (`kg serve`, `kg jobs run-once`)."""
 
@@ -215,6 +230,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     schedules: ScheduleSettings = Field(default_factory=ScheduleSettings)
 

@@ -1,6 +1,7 @@
 """The Neo4j store: the one place that talks to the driver.
 
-Statements come from `cypher/` by name; values are always parameters. Labels and relationship
+Statements come from `cypher/` by name; values are always parameters. Each is timed, and traced
+when tracing is on, under its name (`kg.core.telemetry.statement`). Labels and relationship
 types only ever come from those files. The store also owns the schema: migrations (recorded as
 `(:Migration)` nodes) and the embedding space the vector indexes are sized for.
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TypeVar
 
@@ -28,7 +28,7 @@ from neo4j.exceptions import AuthError, ServiceUnavailable, TransientError
 from kg import cypher
 from kg.core.config import Settings
 from kg.core.neo4j_local import LocalNeo4j
-from kg.core.telemetry import statement_done
+from kg.core.telemetry import statement
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -97,40 +97,36 @@ class Store:
 
     # -- statements -------------------------------------------------------------------------
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        started = time.perf_counter()
-        records, _, _ = await self.driver.execute_query(
-            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-        )
-        statement_done(name, time.perf_counter() - started)
+        with statement(name):
+            records, _, _ = await self.driver.execute_query(
+                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+            )
         return [r.data() for r in records]
 
     async def read_row(self, name: str, **params: Any) -> dict[str, Any]:
         """The one row of a read query that returns its result as lists (the retrieval queries), with
         the values as the driver decodes them: `read`'s per-value graph-to-dict pass is skipped, which
         on a few thousand list elements cost more than the query."""
-        started = time.perf_counter()
-        records, _, _ = await self.driver.execute_query(
-            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-        )
-        statement_done(name, time.perf_counter() - started)
+        with statement(name):
+            records, _, _ = await self.driver.execute_query(
+                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+            )
         return dict(zip(records[0].keys(), records[0].values())) if records else {}
 
     async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        started = time.perf_counter()
-        records, _, _ = await self.driver.execute_query(
-            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
-        )
-        statement_done(name, time.perf_counter() - started)
+        with statement(name):
+            records, _, _ = await self.driver.execute_query(
+                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
+            )
         return [r.data() for r in records]
 
     async def autocommit(self, name: str, **params: Any) -> None:
         """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`): an
         auto-commit transaction, sent to the leader, not retried; it joins the shared bookmarks."""
-        started = time.perf_counter()
-        async with self._session(neo4j.WRITE_ACCESS) as session:
-            result = await session.run(cypher.load(name), params)
-            await result.consume()
-        statement_done(name, time.perf_counter() - started)
+        with statement(name):
+            async with self._session(neo4j.WRITE_ACCESS) as session:
+                result = await session.run(cypher.load(name), params)
+                await result.consume()
 
     async def transaction(self, work: Callable[["Tx"], Awaitable[T]]) -> T:
         """Run `work` in one write transaction, retried as a whole on transient errors (deadlocks)."""
@@ -245,8 +241,6 @@ class Tx:
         self._tx = tx
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        started = time.perf_counter()
-        result = await self._tx.run(cypher.load(name), params)
-        rows = await result.data()
-        statement_done(name, time.perf_counter() - started)
-        return rows
+        with statement(name):
+            result = await self._tx.run(cypher.load(name), params)
+            return await result.data()

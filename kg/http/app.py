@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from kg.core.extras import require
 
@@ -30,12 +30,16 @@ from kg.access import AccessDenied, Keyring
 from kg.http.backpressure import Backpressure  # noqa: E402
 from kg.http.common import API_VERSION, error_response  # noqa: E402
 from kg.http.metrics import Metrics, RequestMetrics  # noqa: E402
+from kg.http.traces import RequestSpans  # noqa: E402
 from kg.mcp.door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
 from kg.core.config import Settings, load_settings
 from kg.core.limits import FieldError
 from kg.memory import AsyncMemory
 from kg.core.store import StoreError
+
+if TYPE_CHECKING:
+    from kg.core.tracing import Tracing
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5  # what a 503 tells the client to wait
@@ -55,20 +59,28 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
         metrics = getattr(app.state, "metrics", None)
         if metrics is not None:
             metrics.start()
+        if tracing is not None:
+            tracing.start()
         try:
             async with mcp_server.session_manager.run():
                 yield
         finally:
+            if tracing is not None:
+                tracing.stop()
             if metrics is not None:
                 metrics.stop()
             if own:
                 await mem.close()
 
+    tracing = _tracing(settings)
     app = FastAPI(
         title="kg-memory",
         version=API_VERSION,
         summary="Long-term, bi-temporal conversational memory for AI agents, on Neo4j.",
         lifespan=lifespan,
+        # FastAPI's own spans (with a global tracer provider) would hold the path and the query
+        # string, so a namespace and user text; the request spans are kg's (kg.http.traces)
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     mcp_server = mcp.build_server(HttpScope(app))
     app.state.settings = settings
@@ -82,7 +94,19 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     if settings.http.metrics:  # outermost, so that refusals are counted too
         app.state.metrics = Metrics()
         app.add_middleware(RequestMetrics, metrics=app.state.metrics)
+    if tracing is not None:
+        app.add_middleware(RequestSpans, routes=app.router.routes)
     return app
+
+
+def _tracing(settings: Settings) -> "Tracing | None":
+    """The app's `kg.core.tracing.Tracing` when `[telemetry] tracing` is on (OpenTelemetry is
+    imported only then), else None."""
+    if not settings.telemetry.tracing:
+        return None
+    from kg.core.tracing import Tracing
+
+    return Tracing(settings.telemetry)
 
 
 def default_app() -> FastAPI:

@@ -18,7 +18,7 @@ import importlib.util
 import logging
 import signal
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator
+from typing import Any, Awaitable, Callable, Iterator
 
 from kg.core.extras import require
 
@@ -130,7 +130,7 @@ async def serve(
         elif work:
             log.info("worker %s: kinds %s, concurrency %d", worker.name, ", ".join(sorted(worker.kinds)),
                      settings.jobs.concurrency)
-            tasks.append(asyncio.create_task(worker.run_forever(stop), name="workers"))
+            tasks.append(asyncio.create_task(_traced(settings, worker.run_forever(stop)), name="workers"))
         server = None
         if http:
             config = uvicorn.Config(http_app(memory), host=host or settings.http.host, port=port or settings.http.port,
@@ -159,6 +159,16 @@ async def serve(
         for task in done:
             if task is not stopping and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+
+
+async def _traced(settings: Settings, work: Awaitable[None]) -> None:
+    """`work` with the job spans traced when `[telemetry] tracing` is on (OpenTelemetry imported only then)."""
+    if not settings.telemetry.tracing:
+        return await work
+    from kg.core.tracing import Tracing
+
+    with Tracing(settings.telemetry):
+        await work
 
 
 async def run_workers(settings: Settings, namespace: str | None) -> None:

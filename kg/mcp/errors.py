@@ -15,6 +15,7 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from kg.core.limits import FieldError
 from kg.core.store import StoreError
+from kg.core.telemetry import root_span
 
 RETRY_AFTER_S = 5  # as HTTP's 503 `Retry-After`
 UNAVAILABLE = f"database_unavailable: the database cannot be reached; retry after {RETRY_AFTER_S} s"
@@ -32,13 +33,19 @@ def reason(exc: BaseException) -> str | None:
 
 
 class ReasonedServer(MCPServer):
+    """The server whose tool calls keep their reasons, each call in a span (`execute_tool <tool>`,
+    with tracing on) under the HTTP request's when it came over HTTP."""
+
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> Any:
-        try:
-            return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError as exc:
-            cause = exc.__cause__
-            text = reason(cause) if cause is not None else None
-            if text is None:
-                raise
-            raise ToolError(f"Error executing tool {name}: {text}") from cause
+        tool = name if self._tool_manager.get_tool(name) is not None else "unknown"  # never the caller's text
+        attributes = (("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", tool))
+        with root_span(f"execute_tool {tool}", attributes):
+            try:
+                return await super().call_tool(name, arguments, context)
+            except UnexpectedToolError as exc:
+                cause = exc.__cause__
+                text = reason(cause) if cause is not None else None
+                if text is None:
+                    raise
+                raise ToolError(f"Error executing tool {name}: {text}") from cause

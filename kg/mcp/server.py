@@ -144,17 +144,23 @@ class KeyGate:
 def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
     """`kg mcp`: serve the tools over stdin/stdout until the client disconnects."""
     scope = LocalScope(namespaces)
+    tracing: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    if settings.telemetry.tracing:  # OpenTelemetry is imported only then
+        from kg.core.tracing import Tracing
+
+        tracing = Tracing(settings.telemetry)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
-        async with AsyncMemory(settings) as memory:
-            scope.opened = memory
-            # The client's `initialize` is answered now; the model loads meanwhile, so the first
-            # search waits only for what is left of the load.
-            warm = asyncio.create_task(asyncio.to_thread(getattr(memory.embedder, "load", lambda: None)))
-            try:
-                yield
-            finally:
-                warm.cancel()
+        with tracing:
+            async with AsyncMemory(settings) as memory:
+                scope.opened = memory
+                # The client's `initialize` is answered now; the model loads meanwhile, so the first
+                # search waits only for what is left of the load.
+                warm = asyncio.create_task(asyncio.to_thread(getattr(memory.embedder, "load", lambda: None)))
+                try:
+                    yield
+                finally:
+                    warm.cancel()
 
     build_server(scope, lifespan).run("stdio")
