@@ -6,15 +6,11 @@ HTTP errors become Python exceptions: 422 (and 400, 413) `InvalidRequest` (a `Va
 `field`), 404 `NotFound` (a `KeyError`), 401/403 `AccessDenied` (a `PermissionError`), 503 or no
 answer `Unavailable` (a `ConnectionError`), other 5xx `ServerError`. Arguments the HTTP API does not
 take (e.g. `now=` of `close_session`) raise `ValueError` rather than being dropped. Adding a method
-is one small `async def` over `_call`; `Client` gets its synchronous twin automatically.
+is one small `async def` over `_call` and its line `twin(AsyncClient.method)` in `Client`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import inspect
-import threading
 from datetime import datetime
 from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
 from urllib.parse import quote
@@ -31,6 +27,7 @@ from kg.core.job_models import Job
 from kg.core.models import Erasure, IngestReport, Message, Session, Turn
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.synchronous import Synchronous, twin
 
 T = TypeVar("T")
 BATCH = 500  # messages per request (the server's [http] max_batch defaults to 1000)
@@ -317,50 +314,53 @@ class AsyncClient:
             raise
 
 
-class Client:
-    """`AsyncClient`'s methods, synchronous (a private event loop in a background thread)."""
+class Client(Synchronous):
+    """`AsyncClient`'s methods, synchronous (a private event loop in a background thread); each is
+    `twin(AsyncClient.method)` (kg.synchronous), with its async twin's signature."""
 
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 60.0,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="kg-client-loop", daemon=True)
-        self._thread.start()
+        super().__init__("kg-client-loop")
         self._async = self._run(_make(base_url, api_key, timeout, transport))
-
-    def _run(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        if self._loop.is_running():
-            self._run(self._async.close())
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join()
-        self._loop.close()
+    open = twin(AsyncClient.open)
+    add_message = twin(AsyncClient.add_message)
+    add_turns = twin(AsyncClient.add_turns)
+    ingest = twin(AsyncClient.ingest)
+    remember = twin(AsyncClient.remember)
+    facts = twin(AsyncClient.facts)
+    history = twin(AsyncClient.history)
+    relate = twin(AsyncClient.relate)
+    relationships = twin(AsyncClient.relationships)
+    session = twin(AsyncClient.session)
+    sessions = twin(AsyncClient.sessions)
+    turns = twin(AsyncClient.turns)
+    close_session = twin(AsyncClient.close_session)
+    summaries = twin(AsyncClient.summaries)
+    search_turns = twin(AsyncClient.search_turns)
+    retrieve = twin(AsyncClient.retrieve)
+    search_sessions = twin(AsyncClient.search_sessions)
+    search_memories = twin(AsyncClient.search_memories)
+    recall = twin(AsyncClient.recall)
+    add_correction = twin(AsyncClient.add_correction)
+    confirm_rule = twin(AsyncClient.confirm_rule)
+    core_rules = twin(AsyncClient.core_rules)
+    corrections = twin(AsyncClient.corrections)
+    enqueue_job = twin(AsyncClient.enqueue_job)
+    jobs = twin(AsyncClient.jobs)
+    job = twin(AsyncClient.job)
+    retry_job = twin(AsyncClient.retry_job)
+    erase_session = twin(AsyncClient.erase_session)
+    erase_subject = twin(AsyncClient.erase_subject)
+    erase_namespace = twin(AsyncClient.erase_namespace)
 
 
 async def _make(*args: Any) -> AsyncClient:
     return AsyncClient(*args)  # httpx's client is created inside the loop that will use it
 
-
-def _synchronous(name: str) -> Callable[..., Any]:
-    method = getattr(AsyncClient, name)
-
-    @functools.wraps(method)
-    def call(self: Client, *args: Any, **kwargs: Any) -> Any:
-        return self._run(getattr(self._async, name)(*args, **kwargs))
-
-    return call
-
-
-for _name, _member in inspect.getmembers(AsyncClient, inspect.iscoroutinefunction):
-    if not _name.startswith("_") and _name not in ("close", "open"):
-        setattr(Client, _name, _synchronous(_name))
 
 __all__ = ["AccessDenied", "AsyncClient", "Client", "ClientError", "InvalidRequest", "NotFound", "ServerError",
            "Unavailable"]
