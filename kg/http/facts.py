@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from kg.core.correction_models import CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, CoreRules
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import MAX_CHARS, SessionId, Timestamp
-from kg.http.common import Existing, Instant, Mem, Namespace, scoped, utc
+from kg.http.common import Existing, Instant, Mem, Namespace, namespace_router, utc
+
+scoped = namespace_router()
 
 
 class RememberIn(BaseModel):

@@ -8,8 +8,10 @@ from fastapi import Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.core.limits import MAX_CHARS, Timestamp
-from kg.http.common import Existing, Instant, Mem, Namespace, scoped, utc
+from kg.http.common import Existing, Instant, Mem, Namespace, namespace_router, utc
 from kg.core.relationship_models import RelateResult, RelationshipView
+
+scoped = namespace_router()
 
 
 class RelateIn(BaseModel):
