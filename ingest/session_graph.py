@@ -31,6 +31,7 @@ from kg.ingest.facts import FactWriter
 from kg.ingest.reconcile import Asserted, event_ids, reason, stale
 from kg.ingest.relationships import RelationshipWriter
 from kg.core.facts_models import RememberResult, entity_id, entity_key
+from kg.core.requests import CorrectionReport, FactAssertion, RelationshipAssertion
 from kg.core.relationship_models import RelateResult
 from kg.core.store import Store, Tx
 from kg.core.values import native
@@ -141,10 +142,12 @@ class SessionGraphWriter:
                                                   provenance)
         for c in result.corrections:
             seen = max((ts for t in c.evidence_turn_ids if t in turns and (ts := turns[t].ts)), default=None)
-            added = await self.corrections.add(
-                namespace, session_id, c.rule_text, c.original_behavior, c.corrected_behavior, c.correction_type,
-                seen_at=seen, evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns], tx=tx,
-                provenance={k: v for k, v in stamp.items()})
+            # model_construct: the extraction models validated these already; the writer's checks still run
+            correction = CorrectionReport.model_construct(
+                session_id=session_id, rule_text=c.rule_text, original_behavior=c.original_behavior,
+                corrected_behavior=c.corrected_behavior, correction_type=c.correction_type, seen_at=seen,
+                evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns])
+            added = await self.corrections.add(namespace, correction, tx=tx, provenance=dict(stamp))
             done.corrections += added.decision != "noop"
         decisions = [{"id": "dec_" + _digest(namespace, session_id, normalize(d.text)), "text": d.text,
                       "evidence": [t for t in d.evidence_turn_ids if t in turns]} for d in result.decisions]
@@ -167,12 +170,14 @@ class SessionGraphWriter:
             subject, obj = names.get(normalize(f.subject)), names.get(normalize(f.object))
             evidence = [t for t in f.evidence_turn_ids if t in turns]
             valid_from = f.valid_from or min((ts for t in evidence if (ts := turns[t].ts)), default=None)
-            written = await self.facts.remember(
-                namespace, subject["key"] if subject else f.subject, f.predicate, f.object,
+            fact = FactAssertion.model_construct(
+                subject=subject["key"] if subject else f.subject, predicate=f.predicate, object=f.object,
                 valid_from=valid_from, source=f.source, op="retract" if f.retracts else "assert",
-                evidence_turn_ids=evidence, extractor=f"{provenance.extractor}:{provenance.model}",
-                prompt_version=provenance.prompt_version, subject_type=subject["type"] if subject else "other",
-                object_type=obj["type"] if obj else None, object_key=obj["key"] if obj else None, tx=tx,
+                evidence_turn_ids=evidence, subject_type=subject["type"] if subject else "other",
+                object_type=obj["type"] if obj else None)
+            written = await self.facts.remember(
+                namespace, fact, extractor=f"{provenance.extractor}:{provenance.model}",
+                prompt_version=provenance.prompt_version, object_key=obj["key"] if obj else None, tx=tx,
                 event_id=ids[statement], statement=statement, session_id=session_id)
             changed += written.decision != "noop"
         return changed
@@ -187,10 +192,12 @@ class SessionGraphWriter:
             ends = _ends(namespace, r, names)
             statement = statements[("relationship", ends[0]["id"], r.relation, ends[1]["id"], r.retracts)]
             evidence = [t for t in r.evidence_turn_ids if t in turns]
-            written = await self.relationships.relate(
-                namespace, ends[0], r.relation, ends[1],
+            relation = RelationshipAssertion.model_construct(
+                subject=ends[0]["name"], type=r.relation, object=ends[1]["name"],
                 valid_from=min((ts for t in evidence if (ts := turns[t].ts)), default=provenance.extracted_at),
-                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence, session_id=session_id,
+                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence)
+            written = await self.relationships.relate(
+                namespace, relation, (ends[0], ends[1]), session_id=session_id,
                 extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
                 tx=tx, event_id=ids[statement], statement=statement)
             changed += written.decision != "noop"
@@ -202,18 +209,23 @@ class SessionGraphWriter:
         withdrawn = 0
         for item in gone:
             e = item.event
-            common = dict(
-                valid_from=native(e["valid_from"]), op="retract", session_id=session_id, tx=tx,
-                extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
-                withdraws=e["id"], event_id="wdr_" + _digest(e["id"]), reason=reason(provenance.version, e))
+            common: dict[str, Any] = dict(
+                session_id=session_id, tx=tx, extractor=f"{provenance.extractor}:{provenance.model}",
+                prompt_version=provenance.prompt_version, withdraws=e["id"], event_id="wdr_" + _digest(e["id"]),
+                reason=reason(provenance.version, e))
+            when = native(e["valid_from"])
             written: RememberResult | RelateResult
             if item.kind == "fact":
-                written = await self.facts.remember(namespace, e["subject_key"], e["predicate"], e["object_value"],
-                                                    source=e.get("source") or "stated", **common)
+                fact = FactAssertion.model_construct(subject=e["subject_key"], predicate=e["predicate"],
+                                                     object=e["object_value"], valid_from=when, op="retract",
+                                                     source=e.get("source") or "stated")
+                written = await self.facts.remember(namespace, fact, **common)
             else:
                 subject = {"id": e["subject_id"], "key": e["subject_key"], "name": e["subject_key"], "type": "other"}
                 obj = {"id": e["object_id"], "key": e["object_key"], "name": e["object_key"], "type": "other"}
-                written = await self.relationships.relate(namespace, subject, e["relation"], obj, **common)
+                relation = RelationshipAssertion.model_construct(subject=e["subject_key"], type=e["relation"],
+                                                                 object=e["object_key"], valid_from=when, op="retract")
+                written = await self.relationships.relate(namespace, relation, (subject, obj), **common)
             withdrawn += written.decision != "noop"
         return withdrawn
 

@@ -31,10 +31,9 @@ from types import MappingProxyType
 from typing import Literal
 
 from kg.core.facts_models import Decision
+from kg.core.requests import Op, Source  # noqa: F401 - the one definition, used by this module's users too
 
 Cardinality = Literal["one", "many"]
-Op = Literal["assert", "retract"]
-Source = Literal["stated", "observed", "inferred", "system"]
 
 FUNCTIONAL_PREDICATES: frozenset[str] = frozenset({
     "lives_in", "email", "works_at", "job_title", "favorite_color", "diet",
