@@ -12,11 +12,12 @@ is one small `async def` over `_call` and its line `twin(AsyncClient.method)` in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar
 from urllib.parse import quote
 
 import httpx
 from pydantic import TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
     AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
@@ -27,6 +28,9 @@ from kg.core.job_models import Job
 from kg.core.models import Erasure, IngestReport, Message, Session, Turn
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.requests import (
+    CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request,
+)
 from kg.synchronous import Synchronous, twin
 
 T = TypeVar("T")
@@ -51,6 +55,13 @@ def _query(**params: Any) -> dict[str, Any]:
         out[name] = _iso(value) if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) \
             else value
     return out
+
+
+def _fields(model: type[Request], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """`model`'s fields from a method's arguments, as JSON values and unvalidated: the server judges
+    them and names a refused field in its 422 (`InvalidRequest`)."""
+    return {name: to_jsonable_python(list(value) if isinstance(value, (tuple, list, Iterator)) else value)
+            for name in model.model_fields if (value := arguments[name]) is not None}
 
 
 def _wire(message: Message) -> dict[str, Any]:
@@ -172,17 +183,14 @@ class AsyncClient:
                      source: Literal["stated", "observed", "inferred", "system"] = "stated",
                      evidence_turn_ids: Iterable[str] = (), subject_type: str = "other",
                      object_type: str = "other") -> RelateResult:
-        body = {"subject": subject, "type": type, "object": object, "valid_from": _iso(valid_from),
-                "recorded_at": _iso(recorded_at), "op": op, "source": source,
-                "evidence_turn_ids": list(evidence_turn_ids), "subject_type": subject_type,
-                "object_type": object_type}
+        body = _fields(RelationshipAssertion, locals())
         return await self._call("POST", self._ns(namespace, "/relationships"), RelateResult, json=body)
 
     async def relationships(self, namespace: str, subject: str, type: str | None = None,
                             as_of: datetime | None = None, known_at: datetime | None = None,
                             include_ended: bool = False) -> list[RelationshipView]:
-        return await self._call("GET", self._ns(namespace, "/relationships"), list[RelationshipView], params=_query(
-            subject=subject, type=type, as_of=_iso(as_of), known_at=_iso(known_at), include_ended=include_ended))
+        return await self._call("GET", self._ns(namespace, "/relationships"), list[RelationshipView],
+                                params=_query(**_fields(RelationshipQuery, locals())))
 
     # -- forgetting -----------------------------------------------------------------------------
     async def erase_session(self, namespace: str, session_id: str) -> Erasure:
@@ -202,17 +210,13 @@ class AsyncClient:
                        extractor: str | None = None, prompt_version: str | None = None,
                        subject_type: str = "other", object_type: str | None = None) -> RememberResult:
         _unsupported(extractor=extractor, prompt_version=prompt_version)
-        body = {"subject": subject, "predicate": predicate, "object": object, "valid_from": _iso(valid_from),
-                "recorded_at": _iso(recorded_at), "source": source, "op": op,
-                "evidence_turn_ids": list(evidence_turn_ids), "subject_type": subject_type,
-                "object_type": object_type}
-        return await self._call("POST", self._ns(namespace, "/facts"), RememberResult, json=body)
+        return await self._call("POST", self._ns(namespace, "/facts"), RememberResult,
+                                json=_fields(FactAssertion, locals()))
 
     async def facts(self, namespace: str, subject: str, predicate: str | None = None, as_of: datetime | None = None,
                     known_at: datetime | None = None, include_superseded: bool = False) -> list[FactView]:
-        return await self._call("GET", self._ns(namespace, "/facts"), list[FactView], params=_query(
-            subject=subject, predicate=predicate, as_of=as_of, known_at=known_at,
-            include_superseded=include_superseded))
+        return await self._call("GET", self._ns(namespace, "/facts"), list[FactView],
+                                params=_query(**_fields(FactQuery, locals())))
 
     async def history(self, namespace: str, subject: str, predicate: str | None = None,
                       known_at: datetime | None = None, include_expired: bool = False) -> list[FactView]:
@@ -256,10 +260,8 @@ class AsyncClient:
                              original_behavior: str | None = None, corrected_behavior: str | None = None,
                              correction_type: str = "preference", seen_at: datetime | None = None,
                              evidence_turn_ids: Iterable[str] = (), confidence: float | None = None) -> CorrectionResult:
-        body = {"session_id": session_id, "rule_text": rule_text, "original_behavior": original_behavior,
-                "corrected_behavior": corrected_behavior, "correction_type": correction_type,
-                "seen_at": _iso(seen_at), "evidence_turn_ids": list(evidence_turn_ids), "confidence": confidence}
-        return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult, json=body)
+        return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult,
+                                json=_fields(CorrectionReport, locals()))
 
     async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
         _unsupported(at=at)
