@@ -22,6 +22,7 @@ from kg.ingest.temporal import (
     FactEvent,
     FactPlan,
     FactRecord,
+    Origin,
     PredicateRegistry,
     Span,
     apply,
@@ -115,27 +116,17 @@ class FactWriter:
         self,
         namespace: str,
         fact: FactAssertion,
+        origin: Origin = Origin(),
         *,
-        extractor: str | None = None,
-        prompt_version: str | None = None,
         tx: Tx | None = None,
-        event_id: str | None = None,
         object_key: str | None = None,
-        session_id: str | None = None,
-        withdraws: str | None = None,
-        reason: str | None = None,
-        statement: str | None = None,
     ) -> RememberResult:
-        """`extractor`, `prompt_version`: who read the fact from a conversation; `tx`: write in the
-        caller's transaction (post-session indexing; the slot is ensured in it); `event_id`: a
-        deterministic id, so writing the same event again is a no-op; `object_key`: the key of the
-        object's entity when a resolver chose it (default: derived from `object`); `session_id`: the
-        session an extraction read it from; `withdraws`: the id of an earlier event this one takes
-        back (re-extraction), with `reason`; `statement`: the key re-extraction knows an extracted
-        statement by (`kg.ingest.reconcile`)."""
+        """`origin`: who read it and how re-extraction knows it; `tx`: write in the caller's
+        transaction (post-session indexing; the slot is ensured in it); `object_key`: the key of the
+        object's entity when a resolver chose it (default: derived from `object`)."""
         op, source, recorded_at = fact.op, fact.source, fact.recorded_at
         check_name("subject", fact.subject)
-        check_text("event_id", event_id)
+        check_text("event_id", origin.event_id)
         for turn_id in fact.evidence_turn_ids:
             check_text("evidence_turn_ids", turn_id)
         check_recorded_at(as_utc(recorded_at) if recorded_at is not None else None, self.max_clock_skew_s)
@@ -147,12 +138,10 @@ class FactWriter:
         registry, cardinality_by = await self.registry_for(
             namespace, pred, subject_key=key, new_value=value if op == "assert" else "", tx=tx)
         event_row: dict[str, Any] = {
-            "id": event_id or f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key, "predicate": pred,
-            "op": op, "object_value": value, "object_type": fact.object_type, "source": source,
-            "extractor": extractor, "prompt_version": prompt_version, "object_key": object_key,
+            "id": origin.event_id or f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key,
+            "predicate": pred, "op": op, "object_value": value, "object_type": fact.object_type, "source": source,
+            "object_key": object_key, **origin.props(),
             "cardinality_by": cardinality_by,  # e.g. "fake:claude-haiku-4-5:predicate-contradiction-v1"
-            "session_id": session_id, "withdraws": withdraws, "reason": reason,
-            "statement": statement,
         }
         subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": fact.subject_type}
         turn_ids = list(dict.fromkeys(fact.evidence_turn_ids))

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from kg.ingest.facts import _transaction_time
 from kg.ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
-from kg.ingest.temporal import Span, holder, timeline
+from kg.ingest.temporal import Origin, Span, holder, timeline
 from kg.core.config import Settings
 from kg.core.limits import check_name, check_relation
 from kg.core.facts_models import entity_id, entity_key, predicate_key
@@ -74,22 +74,13 @@ class RelationshipWriter:
         namespace: str,
         relation: RelationshipAssertion,
         ends: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+        origin: Origin = Origin(),
         *,
-        session_id: str | None = None,
-        extractor: str | None = None,
-        prompt_version: str | None = None,
-        reason: str | None = None,
-        withdraws: str | None = None,
-        statement: str | None = None,
         tx: Tx | None = None,
-        event_id: str | None = None,
     ) -> RelateResult:
         """`ends`: the subject's and the object's entities ({id, key, name, type}, see `end`) when a
-        resolver chose them (default: those the names and types give); `tx`: write in the caller's
-        transaction; `event_id`: a deterministic id, so writing the same event again is a no-op;
-        `withdraws`: the id of an earlier event this one takes back, with `reason` (re-extraction: what
-        an older prompt read from a session and a newer one no longer finds); `statement`: the key
-        re-extraction knows an extracted statement by (`kg.ingest.reconcile`)."""
+        resolver chose them (default: those the names and types give); `origin`: who read it and how
+        re-extraction knows it; `tx`: write in the caller's transaction."""
         subject, object = ends or (end(namespace, relation.subject, relation.subject_type),
                                    end(namespace, relation.object, relation.object_type, "object"))
         op, source, recorded_at, valid_from = relation.op, relation.source, relation.recorded_at, relation.valid_from
@@ -100,11 +91,9 @@ class RelationshipWriter:
                        explicit_recorded, explicit_valid, evidence, self.max_clock_skew_s)
         rel = predicate_key(relation.type)
         event_row: dict[str, Any] = {
-            "id": event_id or f"rev_{uuid.uuid4().hex}", "namespace": namespace, "subject_id": subject["id"],
+            "id": origin.event_id or f"rev_{uuid.uuid4().hex}", "namespace": namespace, "subject_id": subject["id"],
             "subject_key": subject["key"], "relation": rel, "op": op, "object_id": object["id"],
-            "object_key": object["key"], "source": source, "extractor": extractor, "prompt_version": prompt_version,
-            "session_id": session_id, "reason": reason, "withdraws": withdraws, "statement": statement,
-            "evidence": evidence,
+            "object_key": object["key"], "source": source, **origin.props(), "evidence": evidence,
         }
         slot = {"namespace": namespace, "subject_id": subject["id"], "relation": rel}
 

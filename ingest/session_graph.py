@@ -30,6 +30,7 @@ from kg.ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionRe
 from kg.ingest.facts import FactWriter
 from kg.ingest.reconcile import Asserted, event_ids, reason, stale
 from kg.ingest.relationships import RelationshipWriter
+from kg.ingest.temporal import Origin
 from kg.core.facts_models import RememberResult, entity_id, entity_key
 from kg.core.requests import CorrectionReport, FactAssertion, RelationshipAssertion
 from kg.core.relationship_models import RelateResult
@@ -175,10 +176,9 @@ class SessionGraphWriter:
                 valid_from=valid_from, source=f.source, op="retract" if f.retracts else "assert",
                 evidence_turn_ids=evidence, subject_type=subject["type"] if subject else "other",
                 object_type=obj["type"] if obj else None)
-            written = await self.facts.remember(
-                namespace, fact, extractor=f"{provenance.extractor}:{provenance.model}",
-                prompt_version=provenance.prompt_version, object_key=obj["key"] if obj else None, tx=tx,
-                event_id=ids[statement], statement=statement, session_id=session_id)
+            origin = Origin(f"{provenance.extractor}:{provenance.model}", provenance.prompt_version, session_id,
+                            statement, event_id=ids[statement])
+            written = await self.facts.remember(namespace, fact, origin, object_key=obj["key"] if obj else None, tx=tx)
             changed += written.decision != "noop"
         return changed
 
@@ -196,10 +196,9 @@ class SessionGraphWriter:
                 subject=ends[0]["name"], type=r.relation, object=ends[1]["name"],
                 valid_from=min((ts for t in evidence if (ts := turns[t].ts)), default=provenance.extracted_at),
                 op="retract" if r.retracts else "assert", evidence_turn_ids=evidence)
-            written = await self.relationships.relate(
-                namespace, relation, (ends[0], ends[1]), session_id=session_id,
-                extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
-                tx=tx, event_id=ids[statement], statement=statement)
+            origin = Origin(f"{provenance.extractor}:{provenance.model}", provenance.prompt_version, session_id,
+                            statement, event_id=ids[statement])
+            written = await self.relationships.relate(namespace, relation, (ends[0], ends[1]), origin, tx=tx)
             changed += written.decision != "noop"
         return changed
 
@@ -209,23 +208,21 @@ class SessionGraphWriter:
         withdrawn = 0
         for item in gone:
             e = item.event
-            common: dict[str, Any] = dict(
-                session_id=session_id, tx=tx, extractor=f"{provenance.extractor}:{provenance.model}",
-                prompt_version=provenance.prompt_version, withdraws=e["id"], event_id="wdr_" + _digest(e["id"]),
-                reason=reason(provenance.version, e))
+            origin = Origin(f"{provenance.extractor}:{provenance.model}", provenance.prompt_version, session_id,
+                            event_id="wdr_" + _digest(e["id"]), withdraws=e["id"], reason=reason(provenance.version, e))
             when = native(e["valid_from"])
             written: RememberResult | RelateResult
             if item.kind == "fact":
                 fact = FactAssertion.model_construct(subject=e["subject_key"], predicate=e["predicate"],
                                                      object=e["object_value"], valid_from=when, op="retract",
                                                      source=e.get("source") or "stated")
-                written = await self.facts.remember(namespace, fact, **common)
+                written = await self.facts.remember(namespace, fact, origin, tx=tx)
             else:
                 subject = {"id": e["subject_id"], "key": e["subject_key"], "name": e["subject_key"], "type": "other"}
                 obj = {"id": e["object_id"], "key": e["object_key"], "name": e["object_key"], "type": "other"}
                 relation = RelationshipAssertion.model_construct(subject=e["subject_key"], type=e["relation"],
                                                                  object=e["object_key"], valid_from=when, op="retract")
-                written = await self.relationships.relate(namespace, relation, (subject, obj), **common)
+                written = await self.relationships.relate(namespace, relation, (subject, obj), origin, tx=tx)
             withdrawn += written.decision != "noop"
         return withdrawn
 

@@ -42,6 +42,27 @@ FUNCTIONAL_PREDICATES: frozenset[str] = frozenset({
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a fact or relationship event came from beyond its assertion: the extraction that read it
+    (`extractor`, `prompt_version`, `session_id`), the key re-extraction knows it by (`statement`,
+    `kg.ingest.reconcile`), a deterministic `event_id` (writing the same event again is a no-op), and
+    for a withdrawal the earlier event it takes back (`withdraws`) with its `reason`."""
+
+    extractor: str | None = None
+    prompt_version: str | None = None
+    session_id: str | None = None
+    statement: str | None = None
+    event_id: str | None = None
+    withdraws: str | None = None
+    reason: str | None = None
+
+    def props(self) -> dict[str, str | None]:
+        """The event's properties it gives (its id aside)."""
+        return {"extractor": self.extractor, "prompt_version": self.prompt_version, "session_id": self.session_id,
+                "statement": self.statement, "withdraws": self.withdraws, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class PredicateRegistry:
     """Cardinality per predicate: the defaults above, then `overrides`. Unknown predicates are "many"."""
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from kg.ingest.facts import FactWriter
+from kg.ingest.temporal import Origin
 from kg.ingest.turns import TurnWriter
 from kg.memory_erase import EraseFacade
 from kg.memory_export import ExportFacade
@@ -27,7 +28,7 @@ from kg.core.config import Settings
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.models import Attachment, IngestReport, Message, Turn, check_namespace
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
-from kg.core.requests import FactAssertion, FactQuery, SearchRequest
+from kg.core.requests import FactAssertion, FactHistoryQuery, FactQuery, SearchRequest
 from kg.core.values import native_props
 
 
@@ -120,7 +121,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         fact = FactAssertion.of(locals())
         check_namespace(namespace)
         writer = FactWriter(self.store, self.settings, self.predicate_resolver)
-        return await writer.remember(namespace, fact, extractor=extractor, prompt_version=prompt_version)
+        return await writer.remember(namespace, fact, Origin(extractor=extractor, prompt_version=prompt_version))
 
     async def facts(
         self,
@@ -144,8 +145,8 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         include_expired: bool = False,
     ) -> list[FactView]:
         """Every interval of the subject's facts, in valid-time order, with what superseded each."""
-        return await fact_queries.history(self.store, self.settings.memory.confidence, namespace, subject,
-                                          predicate, known_at, include_expired)
+        query = FactHistoryQuery.of(locals())
+        return await fact_queries.history(self.store, self.settings.memory.confidence, namespace, query)
 
     # -- session summaries (ingest/summaries) ---------------------------------------------------
     async def close_session(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:

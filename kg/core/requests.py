@@ -59,18 +59,23 @@ class Request(BaseModel):
             raise FieldError(".".join(str(p) for p in first["loc"]) or "body", message) from None
 
 
-class FactAssertion(Request):
-    """`remember`: `subject predicate object`, asserted or retracted from `valid_from`."""
+class _Assertion(Request):
+    """What a fact and a relationship assertion share."""
 
     subject: Subject
-    predicate: Predicate
-    object: FactObject
     valid_from: Instant | None = None
     recorded_at: Instant | None = None
     source: Source = "stated"
     op: Op = "assert"
     evidence_turn_ids: EvidenceIds = Field(default_factory=list)
     subject_type: EntityType = "other"
+
+
+class FactAssertion(_Assertion):
+    """`remember`: `subject predicate object`, asserted or retracted from `valid_from`."""
+
+    predicate: Predicate
+    object: FactObject
     object_type: EntityType | None = None
 
 
@@ -84,18 +89,20 @@ class FactQuery(Request):
     include_superseded: bool = False
 
 
-class RelationshipAssertion(Request):
-    """`relate`: `subject -[type]-> object`, asserted or retracted from `valid_from`."""
+class FactHistoryQuery(Request):
+    """`history`: every interval of the subject's facts, as believed at `known_at`."""
 
     subject: Subject
+    predicate: Annotated[str, Field(max_length=MAX_CHARS["predicate"])] | None = None
+    known_at: Instant | None = None
+    include_expired: bool = False
+
+
+class RelationshipAssertion(_Assertion):
+    """`relate`: `subject -[type]-> object`, asserted or retracted from `valid_from`."""
+
     type: Predicate = Field(description="e.g. works_for (one-to-one), works_with (many)")
     object: Subject
-    valid_from: Instant | None = None
-    recorded_at: Instant | None = None
-    op: Op = "assert"
-    source: Source = "stated"
-    evidence_turn_ids: EvidenceIds = Field(default_factory=list)
-    subject_type: EntityType = "other"
     object_type: EntityType = "other"
 
 
