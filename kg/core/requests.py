@@ -79,13 +79,18 @@ class FactAssertion(_Assertion):
     object_type: EntityType | None = None
 
 
-class FactQuery(Request):
-    """`facts`: what holds for `subject` at valid time `as_of`, as believed at `known_at`."""
+class _PointInTime(Request):
+    """What a query of facts or relationships at a point in time shares."""
 
     subject: Subject
-    predicate: Annotated[str, Field(max_length=MAX_CHARS["predicate"])] | None = None
     as_of: Instant | None = None
     known_at: Instant | None = None
+
+
+class FactQuery(_PointInTime):
+    """`facts`: what holds for `subject` at valid time `as_of`, as believed at `known_at`."""
+
+    predicate: Annotated[str, Field(max_length=MAX_CHARS["predicate"])] | None = None
     include_superseded: bool = False
 
 
@@ -106,13 +111,10 @@ class RelationshipAssertion(_Assertion):
     object_type: EntityType = "other"
 
 
-class RelationshipQuery(Request):
+class RelationshipQuery(_PointInTime):
     """`relationships`: the subject's edges (of `type`, or all) at `as_of`, as believed at `known_at`."""
 
-    subject: Subject
     type: Annotated[str, Field(max_length=MAX_CHARS["predicate"])] | None = None
-    as_of: Instant | None = None
-    known_at: Instant | None = None
     include_ended: bool = False
 
 
