@@ -54,6 +54,10 @@ class Provenance:
         """What `index_pending` compares: a session made by another one is stale."""
         return f"{self.extractor}:{self.model}:{self.prompt_version}"
 
+    def origin(self, session_id: str, statement: str | None = None, **withdrawal: str) -> Origin:
+        """What the writers record of an event this extraction wrote (or, with `withdrawal`, took back)."""
+        return Origin(f"{self.extractor}:{self.model}", self.prompt_version, session_id, statement, **withdrawal)
+
     def stamp(self) -> dict[str, Any]:
         return {"extractor": self.extractor, "model": self.model, "prompt_version": self.prompt_version,
                 "extracted_at": self.extracted_at}
@@ -135,8 +139,7 @@ class SessionGraphWriter:
             "queries/session_statements", namespace=namespace, session_id=session_id)]
         statements = _statements(namespace, session_id, result, names)
         ids = event_ids(statements.values(), prior)
-        done.facts = await self._facts(tx, namespace, session_id, turns, result, provenance, names, statements, ids)
-        done.relationships = await self._relationships(
+        done.facts, done.relationships = await self._write_statements(
             tx, namespace, session_id, turns, result, provenance, names, statements, ids)
         if session["previous_version"] not in (None, provenance.version):
             done.withdrawn = await self._withdraw(tx, namespace, session_id, stale(prior, statements.values()),
@@ -160,12 +163,13 @@ class SessionGraphWriter:
                      now=provenance.extracted_at, version=provenance.version, message_count=session["message_count"])
         return done
 
-    async def _facts(
+    async def _write_statements(
         self, tx: Tx, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
         provenance: Provenance, names: Mapping[str, Mapping[str, Any]], statements: Mapping[tuple, str],
         ids: Mapping[str, str],
-    ) -> int:
-        changed = 0
+    ) -> tuple[int, int]:
+        """The extracted facts and relationships; how many of each changed the graph."""
+        facts = relationships = 0
         for f in result.facts:
             statement = statements[("fact", *fact_key(f))]
             subject, obj = names.get(normalize(f.subject)), names.get(normalize(f.object))
@@ -176,18 +180,10 @@ class SessionGraphWriter:
                 valid_from=valid_from, source=f.source, op="retract" if f.retracts else "assert",
                 evidence_turn_ids=evidence, subject_type=subject["type"] if subject else "other",
                 object_type=obj["type"] if obj else None)
-            origin = Origin(f"{provenance.extractor}:{provenance.model}", provenance.prompt_version, session_id,
-                            statement, event_id=ids[statement])
-            written = await self.facts.remember(namespace, fact, origin, object_key=obj["key"] if obj else None, tx=tx)
-            changed += written.decision != "noop"
-        return changed
-
-    async def _relationships(
-        self, tx: Tx, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
-        provenance: Provenance, names: Mapping[str, Mapping[str, Any]], statements: Mapping[tuple, str],
-        ids: Mapping[str, str],
-    ) -> int:
-        changed = 0
+            written = await self.facts.remember(namespace, fact, provenance.origin(session_id, statement,
+                                                                                   event_id=ids[statement]),
+                                                object_key=obj["key"] if obj else None, tx=tx)
+            facts += written.decision != "noop"
         for r in result.relationships:
             ends = _ends(namespace, r, names)
             statement = statements[("relationship", ends[0]["id"], r.relation, ends[1]["id"], r.retracts)]
@@ -196,11 +192,11 @@ class SessionGraphWriter:
                 subject=ends[0]["name"], type=r.relation, object=ends[1]["name"],
                 valid_from=min((ts for t in evidence if (ts := turns[t].ts)), default=provenance.extracted_at),
                 op="retract" if r.retracts else "assert", evidence_turn_ids=evidence)
-            origin = Origin(f"{provenance.extractor}:{provenance.model}", provenance.prompt_version, session_id,
-                            statement, event_id=ids[statement])
-            written = await self.relationships.relate(namespace, relation, (ends[0], ends[1]), origin, tx=tx)
-            changed += written.decision != "noop"
-        return changed
+            done = await self.relationships.relate(namespace, relation, (ends[0], ends[1]),
+                                                   provenance.origin(session_id, statement, event_id=ids[statement]),
+                                                   tx=tx)
+            relationships += done.decision != "noop"
+        return facts, relationships
 
     async def _withdraw(self, tx: Tx, namespace: str, session_id: str, gone: list[Asserted],
                         provenance: Provenance) -> int:
@@ -208,8 +204,8 @@ class SessionGraphWriter:
         withdrawn = 0
         for item in gone:
             e = item.event
-            origin = Origin(f"{provenance.extractor}:{provenance.model}", provenance.prompt_version, session_id,
-                            event_id="wdr_" + _digest(e["id"]), withdraws=e["id"], reason=reason(provenance.version, e))
+            origin = provenance.origin(session_id, event_id="wdr_" + _digest(e["id"]), withdraws=e["id"],
+                                       reason=reason(provenance.version, e))
             when = native(e["valid_from"])
             written: RememberResult | RelateResult
             if item.kind == "fact":
