@@ -96,29 +96,24 @@ class Store:
         await self.driver.close()
 
     # -- statements -------------------------------------------------------------------------
-    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    async def _execute(self, name: str, params: dict[str, Any], routing: neo4j.RoutingControl) -> list[neo4j.Record]:
         with statement(name):
-            records, _, _ = await self.driver.execute_query(
-                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-            )
-        return [r.data() for r in records]
+            records, _, _ = await self.driver.execute_query(cypher.load(name), params, database_=self.database,
+                                                            routing_=routing)
+        return records
+
+    async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return [r.data() for r in await self._execute(name, params, neo4j.RoutingControl.READ)]
 
     async def read_row(self, name: str, **params: Any) -> dict[str, Any]:
         """The one row of a read query that returns its result as lists (the retrieval queries), with
         the values as the driver decodes them: `read`'s per-value graph-to-dict pass is skipped, which
         on a few thousand list elements cost more than the query."""
-        with statement(name):
-            records, _, _ = await self.driver.execute_query(
-                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-            )
+        records = await self._execute(name, params, neo4j.RoutingControl.READ)
         return dict(zip(records[0].keys(), records[0].values())) if records else {}
 
     async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        with statement(name):
-            records, _, _ = await self.driver.execute_query(
-                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
-            )
-        return [r.data() for r in records]
+        return [r.data() for r in await self._execute(name, params, neo4j.RoutingControl.WRITE)]
 
     async def autocommit(self, name: str, **params: Any) -> None:
         """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`): an

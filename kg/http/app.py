@@ -2,9 +2,9 @@
 
 Every memory route lives under `/v1/namespaces/{namespace}`; a request passes the API-key check
 (`kg.access`) for that namespace before it touches the database. Errors are JSON:
-`{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Routes are in
-`kg.http.routes` (health, jobs), `kg.http.turns`, `kg.http.facts`, `kg.http.relationships` and
-`kg.http.erase`; the MCP endpoint (`/mcp`, streamable HTTP) comes from `kg.mcp.server`.
+`{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Each route module
+(`kg.http.routes`: health and jobs, `.operations`, `.turns`, `.facts`, `.relationships`, `.erase`,
+`.export`) holds its own router, included here by `create_app`; the MCP endpoint (`/mcp`, streamable HTTP) comes from `kg.mcp.server`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kg.http import routes  # noqa: E402
+from kg.http import erase, export, facts, operations, relationships, routes, turns  # noqa: E402
 from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
 from kg.http.backpressure import Backpressure  # noqa: E402
@@ -89,7 +89,14 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     app.add_middleware(BodyLimit, max_bytes=settings.http.max_body_bytes)
     _install_error_handlers(app)
     app.add_middleware(Backpressure, settings=settings.http)
-    routes.install(app)
+    app.include_router(routes.public)  # /health
+    app.include_router(operations.public)  # /ready, /metrics
+    app.include_router(turns.scoped)  # the rest under /v1/namespaces/{namespace}
+    app.include_router(facts.scoped)
+    app.include_router(relationships.scoped)
+    app.include_router(erase.scoped)
+    app.include_router(export.scoped)
+    app.include_router(routes.scoped)  # jobs
     mcp.mount(app, mcp_server, settings)
     if settings.http.metrics:  # outermost, so that refusals are counted too
         app.state.metrics = Metrics()

@@ -5,8 +5,7 @@ registers on its server."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from kg.core.extras import require
 
@@ -14,13 +13,11 @@ require("server", "mcp", "starlette")
 
 from mcp.server.mcpserver import Context  # noqa: E402 - after the check that names the extra
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
-from pydantic import Field  # noqa: E402
 
 from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest  # noqa: E402
 from kg.memory import AsyncMemory  # noqa: E402
 from kg.memory_erase import LOCAL  # noqa: E402
-from kg.core.models import as_utc, check_namespace  # noqa: E402
-from kg.core.vocabulary import K_DOC, K_MAX, K_MIN  # noqa: E402
+from kg.core.models import check_namespace  # noqa: E402
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -74,9 +71,6 @@ class HttpScope:
         return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
 
 
-K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]
-
-
 class Door:
     """What every tool does before it touches the memory: the namespace is valid (the rule REST
     applies), the caller may use it, and for reads it holds something. Errors are `ToolError`s."""
@@ -111,6 +105,3 @@ class Door:
     def by(self, ctx: Context) -> str:
         return self.scope.by(ctx)
 
-
-def instant(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None

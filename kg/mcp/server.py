@@ -24,7 +24,8 @@ from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from kg.mcp import facts, relationships, sessions
-from kg.mcp.door import K, Door, LocalScope, Scope, instant
+from kg.mcp.door import Door, LocalScope, Scope
+from kg.core.requests import K, instant
 from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
 from kg.core.correction_models import CoreRules
