@@ -9,7 +9,7 @@ from fastapi import HTTPException, Request
 
 from kg.access import key_digest
 from kg.http.common import Existing, Mem, api_key, scoped
-from kg.memory_erase import LOCAL
+from kg.access import LOCAL
 from kg.core.models import Erasure
 
 RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "The namespace holds nothing, or no such session or subject."}}
