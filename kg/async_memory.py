@@ -48,10 +48,10 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def open(self) -> None:
-        """Connect (starting the managed local Neo4j when no URI is configured), load the
-        embedder, apply pending migrations."""
-        await super().open()
+    async def open(self, warm: bool = False) -> None:
+        """Connect (starting the managed local Neo4j when no URI is configured), make the
+        embedder, apply pending migrations; `warm` loads the embedder's weights meanwhile."""
+        await super().open(warm)
 
     async def close(self) -> None:
         retriever, self._retriever_cache = self._retriever_cache, None

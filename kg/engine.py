@@ -48,12 +48,14 @@ class Engine:
         self.entity_adjudicator: Any = None  # dedup stage 5 (mention, candidates) -> id; None: from the settings
         self._llm_hooks: list[Any] = []  # the hooks above that open() set from [memory.indexing] backend
 
-    async def open(self) -> None:
-        """Connect (starting the managed local Neo4j when no URI is configured), load the
-        embedder, apply pending migrations."""
+    async def open(self, warm: bool = False) -> None:
+        """Connect (starting the managed local Neo4j when no URI is configured), make the
+        embedder, apply pending migrations. `warm`: load the embedder's weights too, while the
+        connection is made (a service or `kg mcp` pays the load at start, not on its first search;
+        a one-shot command that embeds nothing does not pay it)."""
         if self._store is not None:
             return
-        embedder_task = asyncio.create_task(asyncio.to_thread(embedder_for, self.settings.embedding))
+        embedder_task = asyncio.create_task(asyncio.to_thread(_embedder, self.settings, warm))
         try:
             store = await Store.connect(self.settings)
         except BaseException:
@@ -71,6 +73,10 @@ class Engine:
         self._store = store
         if llm_configured(self.settings):  # the three hooks left None get their LLM implementation
             self._install_llm_hooks()
+
+    async def warm(self) -> None:
+        """Load the embedder's weights now, off the event loop (a no-op when they are loaded)."""
+        await asyncio.to_thread(_load, self.embedder)
 
     def _install_llm_hooks(self) -> None:
         from kg.ingest.llm_judges import llm_hooks  # loads the LLM SDKs: only when an LLM is configured
@@ -167,3 +173,16 @@ class Engine:
     async def turns(self, namespace: str, session_id: str) -> list[Turn]:
         rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
         return [Turn.model_validate(native_props(r["turn"])) for r in rows]
+
+
+def _load(embedder: Embedder) -> None:
+    load = getattr(embedder, "load", None)  # remote embedders have nothing to load
+    if load is not None:
+        load()
+
+
+def _embedder(settings: Settings, warm: bool) -> Embedder:
+    embedder = embedder_for(settings.embedding)
+    if warm:
+        _load(embedder)
+    return embedder

@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
         own = memory is None
         mem = memory or AsyncMemory(settings)
         if own:
-            await mem.open()
+            await mem.open(warm=True)  # the first request does not pay the model load
         app.state.memory = mem
         metrics = getattr(app.state, "metrics", None)
         if metrics is not None:

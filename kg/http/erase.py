@@ -8,8 +8,8 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from kg.access import key_digest
+from kg.access import LOCAL
 from kg.http.common import Existing, Mem, api_key, namespace_router
-from kg.memory_erase import LOCAL
 from kg.core.models import Erasure
 
 scoped = namespace_router()

@@ -118,9 +118,9 @@ async def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
             loop.add_signal_handler(sig, stop.set)
-    async with AsyncMemory(settings) as memory:
-        # A service pays the model load once at start, not on its first request.
-        await asyncio.to_thread(getattr(memory.embedder, "load", lambda: None))
+    memory = AsyncMemory(settings)
+    await memory.open(warm=True)  # a service pays the model load once at start, not on its first request
+    async with memory:
         worker = Worker(memory, namespace=namespace)
         scheduler = build_scheduler(memory, worker.queue, namespace) if schedule else None
         tasks: list[asyncio.Task] = []

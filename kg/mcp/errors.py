@@ -11,10 +11,8 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from kg.core.limits import FieldError
-from kg.core.store import StoreError
 from kg.core.telemetry import root_span
 
 RETRY_AFTER_S = 5  # as HTTP's 503 `Retry-After`
@@ -23,6 +21,12 @@ UNAVAILABLE = f"database_unavailable: the database cannot be reached; retry afte
 
 def reason(exc: BaseException) -> str | None:
     """The text a caller may read for `exc`, or None for a crash (its text stays on the server)."""
+    # imported here: `kg mcp` answers `initialize` before the driver is loaded, and any of these
+    # errors comes from code that has loaded it by then
+    from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+    from kg.core.store import StoreError
+
     if isinstance(exc, (StoreError, ServiceUnavailable, SessionExpired)):
         return UNAVAILABLE
     if isinstance(exc, FieldError):
