@@ -133,7 +133,9 @@ class HttpSettings(Section):
     ("*": all). Empty: no authentication (loopback development only).
 
     Backpressure, per process (0: no bound): past a bound a request is answered 503 (or 429 past
-    its key's rate) with `Retry-After` at once, instead of queueing for tens of seconds.
+    its key's rate) with `Retry-After` at once, instead of queueing for tens of seconds. Writes
+    are also refused when the machine's recent pace predicts they would take longer than
+    `write_latency_target_s`, and reads when their wait would exceed `read_queue_wait_s`.
     """
 
     host: str = "127.0.0.1"
@@ -144,6 +146,9 @@ class HttpSettings(Section):
     # GET /metrics (Prometheus); with keys configured it answers only a key granted "*"
     metrics: bool = False
     max_inflight_writes: int = Field(32, ge=0)  # POST/PUT/PATCH/DELETE being served
+    # a write is refused when those in flight, at the rate writes have been finishing, would hold
+    # it longer than this (kg.http.backpressure); 0: off, the count alone bounds them
+    write_latency_target_s: float = Field(1.0, ge=0)
     max_inflight_reads: int = Field(16, ge=0)  # GET being served; more wait in the read queue
     max_queued_reads: int = Field(64, ge=0)  # reads waiting for a slot; past it: 503
     read_queue_wait_s: float = Field(1.0, gt=0)  # a read waiting longer than this gets 503
