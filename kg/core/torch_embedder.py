@@ -74,8 +74,13 @@ class SentenceTransformerEmbedder:
         return (self._queries if own_thread else self._batches).submit(self._encode, texts, query)
 
     def _load_then_encode(self, texts: list[str]) -> list[list[float]]:
+        """On the batch thread: load, then embed where any later call would. A batch is embedded
+        here: submitting it to this one-thread executor and waiting would wait forever."""
         self._load()
-        return self.submit(texts).result()  # loaded: the text goes where any later one would
+        query = len(texts) <= QUERY_TEXTS
+        if query and self._single is not None:
+            return self._queries.submit(self._encode, texts, query).result()
+        return self._encode(texts, query)
 
     @property
     def dim(self) -> int:
