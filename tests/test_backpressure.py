@@ -200,3 +200,16 @@ async def test_no_bound_when_set_to_zero() -> None:
     held = await app.start("POST", 50) + await app.start("GET", 50)
     app.release.set()
     assert {r.status_code for r in await asyncio.gather(*held)} == {200}
+
+
+async def test_before_any_write_finishes_the_time_they_have_taken_bounds_the_next() -> None:
+    clock = Clock()
+    app = Held(clock, max_inflight_writes=32, write_latency_target_s=1.0)
+    held = await app.start("POST")  # none has finished: no cost learned yet
+    clock.now += 0.3
+    held += await app.start("POST")  # (1 + 1) x 0.3 s <= 1 s
+    clock.now += 0.3
+    refused = await app.client.post("/work")  # (2 + 1) x 0.6 s of busy time without a finish > 1 s
+    assert refused_for(refused, "write_latency_target_s") and not any(t.done() for t in held)
+    app.release.set()
+    assert [r.status_code for r in await asyncio.gather(*held)] == [200, 200]

@@ -9,7 +9,8 @@ request waits depends on how fast this machine finishes them. So each kind (`Flo
 its cost, and a request that would, at that rate, finish later than the kind's budget is refused
 now rather than held:
 - a write is let in while `(writes in flight + 1) x cost <= write_latency_target_s`, and never
-  past `max_inflight_writes`; one is always let in when none is in flight;
+  past `max_inflight_writes`; one is always let in when none is in flight. Until a request has
+  finished, the cost is the busy time so far, so a burst on a quiet start is bounded too;
 - a read takes one of `max_inflight_reads` slots, or waits in a queue of at most
   `max_queued_reads`; it is refused at once when the queue is full or when its predicted wait,
   `(queued + 1) x cost`, exceeds `read_queue_wait_s`, and it never waits longer than that.
@@ -56,8 +57,11 @@ class Flow:
         self.cost = sample if not self.cost else self.cost + SMOOTHING * (sample - self.cost)
 
     def predicted_s(self, ahead: int) -> float:
-        """When a request with `ahead` requests before it would finish, at the learned cost."""
-        return (ahead + 1) * self.cost
+        """When a request with `ahead` requests before it would finish, at the learned cost, or at
+        the busy time since the last one finished when that is longer: before the first request
+        finishes, and when the machine slows down, the smoothed cost alone would let a burst in."""
+        open_s = self._busy + (self.clock() - self._at if self.inflight else 0.0)
+        return (ahead + 1) * max(self.cost, open_s)
 
     def _tick(self) -> None:
         now = self.clock()
