@@ -56,6 +56,10 @@ QUICK = {"prefill": 2000, "seconds": 20.0, "capacity_seconds": 15.0, "overload_s
          "warm_rounds": 1}
 
 
+def server_env(args: argparse.Namespace) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in args.server_env)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
@@ -96,8 +100,8 @@ async def prefill(namespace: str, turns: int, fresh: bool, settle_s: float) -> d
 
 
 def start_server(port: int, keys: dict[str, list[str]], sweep_every: float, log: IO[bytes],
-                 max_inflight_writes: int | None = None) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "KG_HTTP__KEYS": json.dumps(keys), "PYTHONPATH": str(REPO), "KG_HTTP__METRICS": "true",
+                 max_inflight_writes: int | None = None, extra_env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    env = {**os.environ, **(extra_env or {}), "KG_HTTP__KEYS": json.dumps(keys), "PYTHONPATH": str(REPO), "KG_HTTP__METRICS": "true",
            "KG_SCHEDULES__SUMMARIZE__EVERY_S": str(sweep_every), "KG_SCHEDULES__INDEX__EVERY_S": str(sweep_every)}
     if max_inflight_writes is not None:
         env["KG_HTTP__MAX_INFLIGHT_WRITES"] = str(max_inflight_writes)
@@ -201,7 +205,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     log = open(args.server_log, "w+b") if args.server_log else tempfile.TemporaryFile()
     progress(f"starting kg serve on port {port} ...")
     server = start_server(port, {key: [args.namespace], admin_key: ["*"]}, args.sweep_every, log,
-                          args.max_inflight_writes)
+                          args.max_inflight_writes, server_env(args))
     store = await Store.connect(load_settings())
     peak_rss = 0
     try:
@@ -239,6 +243,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "target": f"kg serve (HTTP, workers, scheduler) on {HOST}", "namespace": args.namespace,
         "load_average": {"start": load_at_start, "end": load_average()},
+        "server_env": server_env(args), "embedding_provider": load_settings().embedding.provider,
         "prefill": filled, "qps": args.qps, "ingest_messages_per_s": args.ingest_rate, "batch": args.batch,
         "errors": sum(p["errors"] for p in before_overload), "refused": sum(p["refused"] for p in before_overload),
         "late": idle["late"] + loaded["late"], "dropped": idle["dropped"] + loaded["dropped"],
@@ -277,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="The overload phase ingests at this many times the sustained rate (0: neither phase).")
     parser.add_argument("--overload-seconds", type=float, help="Length of the overload phase (default --seconds).")
     parser.add_argument("--max-inflight-writes", type=int, help="The server's [http] max_inflight_writes.")
+    parser.add_argument("--server-env", action="append", default=[], metavar="KG_X__Y=VALUE",
+                        help="A setting for the server only (repeatable), e.g. KG_EMBEDDING__THREADS=1.")
     parser.add_argument("--server-log", type=Path, help="Keep the server's log in this file.")
     parser.add_argument("--json", action="store_true", help="Print only the JSON result.")
     args = parser.parse_args(argv)

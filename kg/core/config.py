@@ -83,7 +83,11 @@ class EmbeddingSettings(Section):
     fallback: Literal["local", "none"] = "local"
     timeout_ms: int = Field(500, ge=1)  # each request to a remote provider gives up after this, unretried
     batch_size: int = Field(32, ge=1)  # texts per model call (local: chunks of a length-sorted batch)
-    threads: int = Field(0, ge=0)  # local: batch chunks embedded at once (0: one per core)
+    # local: batch chunks embedded at once; sentence-transformers: torch threads for a batch. 0: one
+    # per core. On a host whose cores are shared (kg serve's worker process, the database, other
+    # tenants), 1 keeps torch's thread team from waiting on preempted threads: a batch of ten took
+    # 0.8-1.6 s with 2 threads and 0.08-0.11 s with 1 on the loaded 2-core machine (docs/benchmarks.md)
+    threads: int = Field(0, ge=0)
     device: str = "cpu"  # sentence-transformers only
     # sentence-transformers: torch threads for a few texts (a query): one thread never waits for a
     # second core that the database or another tenant holds (the slowest queries were 5x slower)

@@ -120,7 +120,7 @@ class SentenceTransformerEmbedder:
         model = SentenceTransformer(path, device=self._settings.device)
         dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._dim = int(dimension() or 0)
-        self._threads = torch.get_num_threads()
+        self._threads = self._settings.threads or torch.get_num_threads()
         self._single = _traced_single(model) if self._settings.device == "cpu" else None
         self._model = model
         log.info("embedder loaded: %s from %s", self.name, path)
