@@ -147,14 +147,26 @@ async def jobs_finished(client: httpx.AsyncClient, base: str, since: datetime) -
 
 
 async def server_time(client: httpx.AsyncClient, url: str, admin_key: str) -> dict[str, Any]:
-    """Where the API process spent its time over the run (its `GET /metrics`): seconds and calls
-    per embedder kind, and the 8 named statements that took longest in all."""
+    """Where the API process spent its time over the run (its `GET /metrics`): its refusals as it
+    timed them (from the request reaching the app to the answer: the rest of a refusal's time at
+    the client is waiting for the process's turn), seconds and calls per embedder kind, and the 8
+    named statements that took longest in all."""
     from prometheus_client.parser import text_string_to_metric_families
 
     r = await client.get(url + "/metrics", headers={"X-API-Key": admin_key})
     r.raise_for_status()
     totals: dict[str, dict[str, list[float]]] = {"kg_embed_seconds": {}, "kg_neo4j_statement_seconds": {}}
+    refusals = {"count": 0.0, "seconds": 0.0, "within_10ms": 0.0, "within_100ms": 0.0}
     for family in text_string_to_metric_families(r.text):
+        if family.name == "kg_http_request_seconds":  # refusals as the server timed them, queueing before excluded
+            for sample in family.samples:
+                if sample.labels.get("status") not in ("429", "503"):
+                    continue
+                le = {"0.01": "within_10ms", "0.1": "within_100ms"}.get(sample.labels.get("le", ""))
+                key = le or {"kg_http_request_seconds_count": "count", "kg_http_request_seconds_sum": "seconds"}.get(
+                    sample.name)
+                if key:
+                    refusals[key] += sample.value
         if family.name not in totals:
             continue
         for sample in family.samples:
@@ -167,7 +179,8 @@ async def server_time(client: httpx.AsyncClient, url: str, admin_key: str) -> di
     def top(d: dict[str, list[float]], n: int) -> dict[str, dict[str, float]]:
         return {k: {"seconds": round(v[0], 1), "calls": int(v[1]), "mean_ms": round(1000 * v[0] / v[1], 1) if v[1] else 0.0}
                 for k, v in sorted(d.items(), key=lambda kv: -kv[1][0])[:n]}
-    return {"embed": top(totals["kg_embed_seconds"], 4), "statements": top(totals["kg_neo4j_statement_seconds"], 8)}
+    return {"refusals": {k: round(v, 3) if k == "seconds" else int(v) for k, v in refusals.items()},
+            "embed": top(totals["kg_embed_seconds"], 4), "statements": top(totals["kg_neo4j_statement_seconds"], 8)}
 
 
 async def warm_up(client: httpx.AsyncClient, base: str, rounds: int) -> None:
