@@ -1,11 +1,13 @@
-"""Backpressure (`kg.http.backpressure`): past the bound on in-flight writes or queued reads, or a
-key's rate, a request is refused at once with 503/429 and Retry-After; nothing is dropped silently.
-Pure: the middleware around a small app whose handlers wait until the test releases them."""
+"""Backpressure (`kg.http.backpressure`): past the bound on in-flight writes or queued reads, past
+the latency a kind's learned cost predicts, or past a key's rate, a request is refused at once
+with 503/429 and Retry-After; nothing is dropped silently. Pure: the middleware around a small
+app whose handlers say when they are entered and wait until the test releases them, and a clock
+the test moves. "At once" is shown by order, not by time: the refusal arrives while the requests
+ahead of it are still held."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import httpx
@@ -15,100 +17,199 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from kg.core.config import HttpSettings
-from kg.http.backpressure import Backpressure
+from kg.http.backpressure import Backpressure, Flow
 
 
-def app_with(**limits: Any) -> tuple[httpx.AsyncClient, asyncio.Event, list[str]]:
-    release = asyncio.Event()
-    served: list[str] = []
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
 
-    async def slow(request: Request) -> JSONResponse:
-        await release.wait()
-        served.append(request.method)
-        return JSONResponse({"ok": True})
-
-    async def health(_: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok"})
-
-    inner = Starlette(routes=[Route("/work", slow, methods=["GET", "POST"]), Route("/health", health)])
-    app = Backpressure(inner, HttpSettings(**limits))
-    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
-    return client, release, served
+    def __call__(self) -> float:
+        return self.now
 
 
-async def timed(call: Any) -> tuple[httpx.Response, float]:
-    started = time.perf_counter()
-    response = await call
-    return response, time.perf_counter() - started
+class Held:
+    """The app behind the middleware: each request reports that it entered, then waits for
+    `release`; `served` lists the requests that reached it."""
+
+    def __init__(self, clock: Clock | None = None, **limits: Any) -> None:
+        self.release = asyncio.Event()
+        self.served: list[str] = []
+        self._entered = asyncio.Condition()
+
+        async def slow(request: Request) -> JSONResponse:
+            async with self._entered:
+                self.served.append(request.method)
+                self._entered.notify_all()
+            await self.release.wait()
+            return JSONResponse({"ok": True})
+
+        async def health(_: Request) -> JSONResponse:
+            return JSONResponse({"status": "ok"})
+
+        inner = Starlette(routes=[Route("/work", slow, methods=["GET", "POST", "DELETE"]), Route("/health", health)])
+        self.middleware = Backpressure(inner, HttpSettings(**limits), clock=clock or Clock())
+        self.client = httpx.AsyncClient(transport=httpx.ASGITransport(app=self.middleware), base_url="http://t")
+
+    async def start(self, method: str, n: int = 1) -> list[asyncio.Task[httpx.Response]]:
+        """`n` requests sent, returned once all of them are inside the app."""
+        want = len(self.served) + n
+        tasks = [asyncio.create_task(self.client.request(method, "/work")) for _ in range(n)]
+        async with self._entered:
+            await self._entered.wait_for(lambda: len(self.served) >= want)
+        return tasks
+
+
+def refused_for(response: httpx.Response, setting: str, retry_after: str = "1") -> bool:
+    return (response.status_code == 503 and response.headers["Retry-After"] == retry_after
+            and response.json()["error"] == "overloaded" and setting in response.json()["message"])
 
 
 async def test_writes_past_the_bound_are_refused_at_once_with_retry_after() -> None:
-    client, release, served = app_with(max_inflight_writes=2, retry_after_s=3)
-    held = [asyncio.create_task(client.post("/work")) for _ in range(2)]
-    await asyncio.sleep(0.05)
-    refused, took = await timed(client.post("/work"))
-    assert refused.status_code == 503 and refused.headers["Retry-After"] == "3"
-    assert refused.json()["error"] == "overloaded" and "max_inflight_writes" in refused.json()["message"]
-    assert took < 0.1
-    assert (await client.get("/health")).status_code == 200  # probes are never refused
-    release.set()
+    app = Held(max_inflight_writes=2, write_latency_target_s=0, retry_after_s=3)
+    held = await app.start("POST", 2)
+    refused = [await app.client.post("/work"), await app.client.delete("/work")]
+    assert all(refused_for(r, "max_inflight_writes", "3") for r in refused)
+    assert not any(t.done() for t in held)  # answered while the two writes ahead are still held
+    assert (await app.client.get("/health")).status_code == 200  # probes are never refused
+    app.release.set()
     assert [r.status_code for r in await asyncio.gather(*held)] == [200, 200]
-    assert served == ["POST", "POST"]  # the refused one never reached the app
-    assert (await client.post("/work")).status_code == 200  # a slot is free again
+    assert app.served == ["POST", "POST"]  # the refused ones never reached the app
+    assert (await app.client.post("/work")).status_code == 200  # a slot is free again
+
+
+async def test_a_flow_costs_its_duration_alone_and_its_pace_under_saturation() -> None:
+    clock = Clock()
+    flow = Flow(clock)
+    flow.enter()
+    clock.now += 0.4
+    flow.leave()
+    assert abs(flow.cost - 0.4) < 1e-9 and abs(flow.predicted_s(2) - 1.2) < 1e-9
+    clock.now += 60  # idle time is not cost
+    for _ in range(3):
+        flow.enter()
+    for _ in range(3):  # three in flight finishing one every 0.2 s: a pace of 0.2 s each
+        clock.now += 0.2
+        flow.leave()
+    assert 0.2 < flow.cost < 0.4 and flow.inflight == 0
+    for _ in range(30):
+        flow.enter()
+        clock.now += 0.2
+        flow.leave()
+    assert abs(flow.cost - 0.2) < 1e-3
+
+
+async def test_a_write_the_pace_says_would_finish_past_the_target_is_refused_at_once() -> None:
+    clock = Clock()
+    app = Held(clock, max_inflight_writes=32, write_latency_target_s=1.0)
+    first = await app.start("POST")
+    clock.now += 0.6  # one write took 0.6 s
+    app.release.set()
+    assert (await first[0]).status_code == 200
+    app.release.clear()
+    ahead = await app.start("POST")  # none in flight: always let in
+    refused = await app.client.post("/work")  # behind one: (1 + 1) x 0.6 s > 1 s
+    assert refused_for(refused, "write_latency_target_s") and not ahead[0].done()
+    app.release.set()
+    assert (await ahead[0]).status_code == 200 and app.served == ["POST", "POST"]
+
+
+async def test_writes_faster_than_the_target_are_let_in_up_to_the_bound() -> None:
+    clock = Clock()
+    app = Held(clock, max_inflight_writes=4, write_latency_target_s=1.0)
+    first = await app.start("POST")
+    clock.now += 0.1
+    app.release.set()
+    await first[0]
+    app.release.clear()
+    held = await app.start("POST", 4)  # (3 + 1) x 0.1 s <= 1 s
+    assert refused_for(await app.client.post("/work"), "max_inflight_writes")
+    app.release.set()
+    assert {r.status_code for r in await asyncio.gather(*held)} == {200}
 
 
 async def test_reads_queue_up_to_the_bound_then_are_refused() -> None:
-    client, release, served = app_with(max_inflight_reads=1, max_queued_reads=2, read_queue_wait_s=5)
-    running = asyncio.create_task(client.get("/work"))
-    await asyncio.sleep(0.05)
-    queued = [asyncio.create_task(client.get("/work")) for _ in range(2)]
-    await asyncio.sleep(0.05)
-    refused, took = await timed(client.get("/work"))
-    assert refused.status_code == 503 and "max_queued_reads" in refused.json()["message"]
-    assert refused.headers["Retry-After"] == "1" and took < 0.1
-    release.set()
-    answers = await asyncio.gather(running, *queued)
-    assert [r.status_code for r in answers] == [200, 200, 200] and served == ["GET"] * 3
+    app = Held(max_inflight_reads=1, max_queued_reads=2, read_queue_wait_s=60)
+    running = await app.start("GET")
+    queued = [asyncio.create_task(app.client.get("/work")) for _ in range(2)]
+    while app.middleware.queued < 2:
+        await asyncio.sleep(0)
+    refused = await app.client.get("/work")
+    assert refused_for(refused, "max_queued_reads") and not running[0].done()
+    app.release.set()
+    answers = await asyncio.gather(*running, *queued)
+    assert [r.status_code for r in answers] == [200, 200, 200] and app.served == ["GET"] * 3
+
+
+async def test_a_read_whose_predicted_wait_exceeds_read_queue_wait_s_is_refused_at_once() -> None:
+    clock = Clock()
+    app = Held(clock, max_inflight_reads=1, max_queued_reads=5, read_queue_wait_s=1.0)
+    first = await app.start("GET")
+    clock.now += 1.5  # a read took 1.5 s: a queued one would wait about as long
+    app.release.set()
+    await first[0]
+    app.release.clear()
+    running = await app.start("GET")
+    refused = await app.client.get("/work")
+    assert refused_for(refused, "read_queue_wait_s") and not running[0].done()
+    app.release.set()
+    assert (await running[0]).status_code == 200
 
 
 async def test_a_queued_read_waits_no_longer_than_read_queue_wait_s() -> None:
-    client, release, _ = app_with(max_inflight_reads=1, max_queued_reads=5, read_queue_wait_s=0.2)
-    running = asyncio.create_task(client.get("/work"))
-    await asyncio.sleep(0.05)
-    refused, took = await timed(client.get("/work"))
-    assert refused.status_code == 503 and "read_queue_wait_s" in refused.json()["message"]
-    assert 0.15 < took < 0.5
-    release.set()
-    assert (await running).status_code == 200
+    app = Held(max_inflight_reads=1, max_queued_reads=5, read_queue_wait_s=0.05)
+    running = await app.start("GET")
+    refused = await app.client.get("/work")  # queued; the slot is never freed while it waits
+    assert refused_for(refused, "read_queue_wait_s") and not running[0].done()
+    app.release.set()
+    assert (await running[0]).status_code == 200 and app.served == ["GET"]
 
 
 async def test_writes_do_not_take_read_slots() -> None:
-    client, release, _ = app_with(max_inflight_reads=1, max_queued_reads=0, max_inflight_writes=5)
-    read = asyncio.create_task(client.get("/work"))
-    await asyncio.sleep(0.05)
-    write = asyncio.create_task(client.post("/work"))
-    assert (await client.get("/work")).status_code == 503  # the read bound, not the write one
-    release.set()
-    assert (await read).status_code == 200 and (await write).status_code == 200
+    app = Held(max_inflight_reads=1, max_queued_reads=0, max_inflight_writes=5)
+    read = await app.start("GET")
+    write = await app.start("POST")
+    assert refused_for(await app.client.get("/work"), "max_queued_reads")  # the read bound, not the write one
+    app.release.set()
+    assert (await read[0]).status_code == 200 and (await write[0]).status_code == 200
 
 
 async def test_a_key_past_its_rate_gets_429_and_other_keys_do_not() -> None:
-    client, release, _ = app_with(rate_per_key=2.0, rate_burst=3)
-    release.set()
-    codes = [(await client.get("/work", headers={"X-API-Key": "k1"})).status_code for _ in range(4)]
+    clock = Clock()
+    app = Held(clock, rate_per_key=2.0, rate_burst=3)
+    app.release.set()
+    codes = [(await app.client.get("/work", headers={"X-API-Key": "k1"})).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
-    limited = await client.get("/work", headers={"X-API-Key": "k1"})
-    assert limited.headers["Retry-After"] and limited.json()["error"] == "rate_limited"
-    assert "rate_per_key" in limited.json()["message"]
-    assert (await client.get("/work", headers={"X-API-Key": "k2"})).status_code == 200
-    await asyncio.sleep(0.55)  # one token back at 2 per second
-    assert (await client.get("/work", headers={"X-API-Key": "k1"})).status_code == 200
+    limited = await app.client.get("/work", headers={"X-API-Key": "k1"})
+    assert limited.status_code == 429 and limited.headers["Retry-After"] == "1"
+    assert limited.json()["error"] == "rate_limited" and "rate_per_key" in limited.json()["message"]
+    assert (await app.client.get("/work", headers={"X-API-Key": "k2"})).status_code == 200
+    clock.now += 0.5  # one token back at 2 per second
+    assert (await app.client.get("/work", headers={"X-API-Key": "k1"})).status_code == 200
+    assert (await app.client.get("/work", headers={"X-API-Key": "k1"})).status_code == 429
 
 
 async def test_no_bound_when_set_to_zero() -> None:
-    client, release, _ = app_with(max_inflight_writes=0, max_inflight_reads=0)
-    held = [asyncio.create_task(client.post("/work")) for _ in range(50)]
-    held += [asyncio.create_task(client.get("/work")) for _ in range(50)]
-    await asyncio.sleep(0.1)
-    release.set()
+    clock = Clock()
+    app = Held(clock, max_inflight_writes=0, max_inflight_reads=0, write_latency_target_s=0)
+    slow = await app.start("POST")
+    clock.now += 30  # even a write this slow does not bound the others
+    app.release.set()
+    await slow[0]
+    app.release.clear()
+    held = await app.start("POST", 50) + await app.start("GET", 50)
+    app.release.set()
     assert {r.status_code for r in await asyncio.gather(*held)} == {200}
+
+
+async def test_before_any_write_finishes_the_time_they_have_taken_bounds_the_next() -> None:
+    clock = Clock()
+    app = Held(clock, max_inflight_writes=32, write_latency_target_s=1.0)
+    held = await app.start("POST")  # none has finished: no cost learned yet
+    clock.now += 0.3
+    held += await app.start("POST")  # (1 + 1) x 0.3 s <= 1 s
+    clock.now += 0.3
+    refused = await app.client.post("/work")  # (2 + 1) x 0.6 s of busy time without a finish > 1 s
+    assert refused_for(refused, "write_latency_target_s") and not any(t.done() for t in held)
+    app.release.set()
+    assert [r.status_code for r in await asyncio.gather(*held)] == [200, 200]

@@ -110,3 +110,15 @@ def test_the_torch_extra_runs_the_same_model() -> None:
     default = embedder_for(load_settings().embedding).embed(texts)
     cosines = [sum(x * y for x, y in zip(a, b)) for a, b in zip(together, default)]
     assert min(cosines) > 0.99
+
+
+def test_the_torch_embedders_first_call_may_be_a_batch() -> None:
+    """The first call loads the model on the batch thread; a batch then embeds there (it had waited
+    for that same one-thread executor: bench.load's prefill hung on its first batch)."""
+    pytest.importorskip("sentence_transformers")
+    from kg.core.torch_embedder import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder(load_settings().embedding)
+    texts = [f"turn {i}: the warehouse moved to Lisbon" for i in range(QUERY_TEXTS + 6)]
+    vectors = embedder.submit(texts).result(timeout=600)  # a bound, so that the old deadlock fails instead of hanging
+    assert len(vectors) == len(texts) and all(len(v) == embedder.dim for v in vectors)

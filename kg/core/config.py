@@ -86,7 +86,11 @@ class EmbeddingSettings(Section):
     # ones pad least and hold least; 85 turns/s and a 488 MB peak on 2000 turns against 52 and 700 at
     # 32), sentence-transformers 32, voyage 128 (per request)
     batch_size: int | None = Field(None, ge=1)
-    threads: int = Field(0, ge=0)  # local: batch chunks embedded at once (0: one per core)
+    # local: batch chunks embedded at once; sentence-transformers: torch threads for a batch. 0: one
+    # per core. On a host whose cores are shared (kg serve's worker process, the database, other
+    # tenants), 1 keeps torch's thread team from waiting on preempted threads: a batch of ten took
+    # 0.8-1.6 s with 2 threads and 0.08-0.11 s with 1 on the loaded 2-core machine (docs/benchmarks.md)
+    threads: int = Field(0, ge=0)
     device: str = "cpu"  # sentence-transformers only
     # sentence-transformers: torch threads for a few texts (a query): one thread never waits for a
     # second core that the database or another tenant holds (the slowest queries were 5x slower)
@@ -136,7 +140,9 @@ class HttpSettings(Section):
     ("*": all). Empty: no authentication (loopback development only).
 
     Backpressure, per process (0: no bound): past a bound a request is answered 503 (or 429 past
-    its key's rate) with `Retry-After` at once, instead of queueing for tens of seconds.
+    its key's rate) with `Retry-After` at once, instead of queueing for tens of seconds. Writes
+    are also refused when the machine's recent pace predicts they would take longer than
+    `write_latency_target_s`, and reads when their wait would exceed `read_queue_wait_s`.
     """
 
     host: str = "127.0.0.1"
@@ -147,6 +153,9 @@ class HttpSettings(Section):
     # GET /metrics (Prometheus); with keys configured it answers only a key granted "*"
     metrics: bool = False
     max_inflight_writes: int = Field(32, ge=0)  # POST/PUT/PATCH/DELETE being served
+    # a write is refused when those in flight, at the rate writes have been finishing, would hold
+    # it longer than this (kg.http.backpressure); 0: off, the count alone bounds them
+    write_latency_target_s: float = Field(1.0, ge=0)
     max_inflight_reads: int = Field(16, ge=0)  # GET being served; more wait in the read queue
     max_queued_reads: int = Field(64, ge=0)  # reads waiting for a slot; past it: 503
     read_queue_wait_s: float = Field(1.0, gt=0)  # a read waiting longer than this gets 503

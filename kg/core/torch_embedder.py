@@ -74,8 +74,13 @@ class SentenceTransformerEmbedder:
         return (self._queries if own_thread else self._batches).submit(self._encode, texts, query)
 
     def _load_then_encode(self, texts: list[str]) -> list[list[float]]:
+        """On the batch thread: load, then embed where any later call would. A batch is embedded
+        here: submitting it to this one-thread executor and waiting would wait forever."""
         self._load()
-        return self.submit(texts).result()  # loaded: the text goes where any later one would
+        query = len(texts) <= QUERY_TEXTS
+        if query and self._single is not None:
+            return self._queries.submit(self._encode, texts, query).result()
+        return self._encode(texts, query)
 
     @property
     def dim(self) -> int:
@@ -115,7 +120,7 @@ class SentenceTransformerEmbedder:
         model = SentenceTransformer(path, device=self._settings.device)
         dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._dim = int(dimension() or 0)
-        self._threads = torch.get_num_threads()
+        self._threads = self._settings.threads or torch.get_num_threads()
         self._single = _traced_single(model) if self._settings.device == "cpu" else None
         self._model = model
         log.info("embedder loaded: %s from %s", self.name, path)
