@@ -11,6 +11,7 @@ is one small `async def` over `_call` and its line `twin(AsyncClient.method)` in
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar
 from urllib.parse import quote
@@ -64,6 +65,21 @@ def _fields(model: type[Request], arguments: Mapping[str, Any]) -> dict[str, Any
             for name in model.model_fields if (value := arguments[name]) is not None}
 
 
+RETRY_WAIT_MAX_S = 10.0  # a longer Retry-After is not waited for: the error goes to the caller
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds to wait before sending `response`'s request again: a 429 or 503 whose Retry-After
+    (seconds) is at most `RETRY_WAIT_MAX_S`; otherwise None."""
+    if response.status_code not in (429, 503):
+        return None
+    try:
+        wait = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return wait if 0 <= wait <= RETRY_WAIT_MAX_S else None
+
+
 def _wire(message: Message) -> dict[str, Any]:
     return message.model_dump(mode="json", exclude={"namespace"}, exclude_none=True)
 
@@ -72,10 +88,11 @@ class AsyncClient:
     """`AsyncMemory` over HTTP. `transport` swaps httpx's transport (e.g. `httpx.ASGITransport`)."""
 
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 60.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, retries: int = 3) -> None:
         headers = {"X-API-Key": api_key} if api_key else {}
         self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout,
                                        transport=transport)
+        self._retries = retries  # 429 / 503 with Retry-After: tried again this many times at most
         self._job_namespaces: dict[str, str] = {}
 
     async def __aenter__(self) -> "AsyncClient":
@@ -94,10 +111,17 @@ class AsyncClient:
                     params: Mapping[str, Any] | None = None, missing: Any = NotFound) -> Any:
         """One request; the body validated as `answer` (a model or a type). `missing`: what a 404
         returns instead of raising `NotFound`."""
-        try:
-            response = await self._http.request(method, path, json=json, params=params)
-        except httpx.TransportError as exc:
-            raise Unavailable(503, "unreachable", f"{self._http.base_url}: {exc}") from exc
+        for attempt in range(self._retries + 1):
+            try:
+                response = await self._http.request(method, path, json=json, params=params)
+            except httpx.TransportError as exc:
+                raise Unavailable(503, "unreachable", f"{self._http.base_url}: {exc}") from exc
+            wait = _retry_after(response)
+            if wait is None or attempt == self._retries:
+                break
+            # Refused before any work (backpressure, a rate limit, the database briefly away): every
+            # write is idempotent, so the same request is sent again after the wait the server asked.
+            await asyncio.sleep(wait)
         if response.status_code == 404 and missing is not NotFound:
             return missing
         if response.status_code >= 400:
@@ -321,9 +345,9 @@ class Client(Synchronous):
     `twin(AsyncClient.method)` (kg.synchronous), with its async twin's signature."""
 
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 60.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, retries: int = 3) -> None:
         super().__init__("kg-client-loop")
-        self._async = self._run(_make(base_url, api_key, timeout, transport))
+        self._async = self._run(_make(base_url, api_key, timeout, transport, retries))
 
     def __enter__(self) -> "Client":
         return self

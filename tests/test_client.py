@@ -186,3 +186,39 @@ def test_the_synchronous_client_has_every_method() -> None:
     assert names <= set(dir(Client))
     with Client("http://127.0.0.1:9") as client, pytest.raises(ConnectionError):
         client.sessions("acme")
+
+
+class Refusing(httpx.AsyncBaseTransport):
+    """The app behind a door that first refuses `times` requests as backpressure does: 503 with
+    Retry-After (0 s here, so the test does not wait)."""
+
+    def __init__(self, app: Any, times: int, retry_after: str = "0") -> None:
+        self.inner, self.left, self.retry_after, self.seen = httpx.ASGITransport(app=app), times, retry_after, 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.seen += 1
+        if self.left > 0:
+            self.left -= 1
+            return httpx.Response(503, headers={"Retry-After": self.retry_after},
+                                  json={"error": "overloaded", "message": "retry later"})
+        return await self.inner.handle_async_request(request)
+
+
+async def test_the_client_sends_a_refused_request_again_after_retry_after(memory: AsyncMemory, ns: str) -> None:
+    app = create_app(settings_with(keys={}), memory=memory)
+    async with serving(app):
+        refusing = Refusing(app, times=2)
+        async with AsyncClient("http://kg.test", transport=refusing) as client:
+            report = await client.add_turns(ns, "s1", TURNS)
+        assert (report.written, refusing.seen) == (3, 3)  # two refusals, then the write: stored once
+        assert [t.text for t in await memory.turns(ns, "s1")] == [t["text"] for t in TURNS]
+        stubborn = Refusing(app, times=5)
+        async with AsyncClient("http://kg.test", transport=stubborn, retries=2) as client:
+            with pytest.raises(Unavailable) as refused:
+                await client.sessions(ns)
+        assert (refused.value.status, stubborn.seen) == (503, 3)  # the first try and 2 retries
+        too_long = Refusing(app, times=1, retry_after="120")  # longer than a caller should be held
+        async with AsyncClient("http://kg.test", transport=too_long) as client:
+            with pytest.raises(Unavailable):
+                await client.sessions(ns)
+        assert too_long.seen == 1
