@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from kg.core.limits import MAX_CHARS, SessionId, Timestamp
+from kg.core.limits import MAX_CHARS, SessionId, Timestamp, UnicodeText
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
@@ -49,8 +49,8 @@ class Attachment(BaseModel):
 
     kind: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.+/\-]+$",
                       description="image, file, audio, link, a MIME type...")
-    caption: str = Field(min_length=1, max_length=ATTACHMENT_CAPTION_MAX_CHARS)
-    url: str | None = Field(default=None, min_length=1, max_length=2048)
+    caption: UnicodeText = Field(min_length=1, max_length=ATTACHMENT_CAPTION_MAX_CHARS)
+    url: UnicodeText | None = Field(default=None, min_length=1, max_length=2048)
 
     @field_validator("caption")
     @classmethod
@@ -85,11 +85,11 @@ class Message(BaseModel):
 
     namespace: str
     role: Role
-    text: str = Field(min_length=1)
+    text: UnicodeText = Field(min_length=1)
     ts: Timestamp
-    speaker: str | None = Field(default=None, max_length=MAX_CHARS["speaker"])
+    speaker: UnicodeText | None = Field(default=None, max_length=MAX_CHARS["speaker"])
     session_id: SessionId | None = None
-    external_id: str | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
+    external_id: UnicodeText | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
 
     @field_validator("namespace")

@@ -152,6 +152,18 @@ async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
 
 
+def _unparsed_body(exc: StarletteHTTPException) -> str | None:
+    """Why FastAPI could not read a JSON body (its 400 keeps the reason only as the cause), or None."""
+    cause = exc.__cause__
+    if exc.status_code != 400 or cause is None:
+        return None
+    if isinstance(cause, UnicodeDecodeError):
+        return f"the body is not UTF-8: byte 0x{cause.object[cause.start]:02x} at byte {cause.start}"
+    if isinstance(cause, RecursionError):
+        return "the JSON is nested too deeply to be read"
+    return f"the body cannot be read as JSON: {type(cause).__name__}"
+
+
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -165,6 +177,9 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail: list[dict[str, Any]] = exc.detail if isinstance(exc.detail, list) else []
+        unparsed = _unparsed_body(exc)
+        if unparsed is not None:
+            return error_response(400, "malformed_json", unparsed, [{"field": "body", "message": unparsed}])
         message = exc.detail if isinstance(exc.detail, str) else (detail[0]["message"] if detail else "error")
         code = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
                 413: "body_too_large", 422: "invalid_request", 501: "not_implemented"}.get(exc.status_code, "error")
