@@ -15,15 +15,16 @@ statements that manage their own transactions (`CALL ... IN TRANSACTIONS`). See 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
-from neo4j.exceptions import AuthError, ServiceUnavailable, TransientError
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from kg import cypher
 from kg.core.config import Settings
@@ -33,6 +34,7 @@ from kg.core.telemetry import statement_done
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 DEADLOCK_ROUNDS = 6  # rounds of the driver's retry budget a write transaction gets on transient errors
+PROBE_S = 0.8  # while the database is down, a statement waits at most this long for one shared ping
 
 
 class StoreError(RuntimeError):
@@ -41,6 +43,18 @@ class StoreError(RuntimeError):
 
 class EmbedderMismatch(StoreError):
     pass
+
+
+class DatabaseUnreachable(StoreError):
+    """No connection to the database (down, or still starting): retrying later can help."""
+
+
+def unavailable(exc: BaseException) -> bool:
+    """The database cannot serve now (HTTP 503, an MCP `database_unavailable`): unreachable, a
+    connection lost, or a database that is not online yet (Neo4j starting: `DatabaseUnavailable`)."""
+    if isinstance(exc, (StoreError, ServiceUnavailable, SessionExpired)):
+        return True
+    return isinstance(exc, Neo4jError) and "DatabaseUnavailable" in (exc.code or "")
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,29 @@ class Store:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self.driver = driver
         self.database = database
+        self._down = False  # a statement found the database unavailable; cleared by a ping that answers
+        self._probe: asyncio.Future[None] | None = None
+
+    @contextlib.asynccontextmanager
+    async def _watched(self) -> AsyncIterator[None]:
+        """Fail fast while the database is down. The driver spends up to about 4 s on a statement
+        against a server that accepts connections but does not answer (two connection attempts and
+        a retry); once one statement has found it down, the next ones wait only for one shared ping
+        (`PROBE_S`) and fail at once if it does not answer. The first ping that answers ends it."""
+        if self._down:
+            if self._probe is None or self._probe.done():
+                self._probe = asyncio.ensure_future(self.ping(PROBE_S))
+            try:
+                await asyncio.shield(self._probe)
+            except Exception as exc:  # noqa: BLE001 - whatever the ping met, the database is not there
+                raise ServiceUnavailable(f"the database cannot be reached ({type(exc).__name__})") from exc
+            self._down = False
+        try:
+            yield
+        except Exception as exc:
+            if unavailable(exc):
+                self._down = True
+            raise
 
     @classmethod
     async def connect(cls, settings: Settings) -> "Store":
@@ -89,7 +126,7 @@ class Store:
             raise StoreError(f"Neo4j at {conn.uri} refused the credentials of user {conn.user!r}: {hint}") from exc
         except (ServiceUnavailable, OSError) as exc:
             await driver.close()
-            raise StoreError(f"cannot reach Neo4j at {conn.uri}: {exc}") from exc
+            raise DatabaseUnreachable(f"cannot reach Neo4j at {conn.uri}: {exc}") from exc
         return cls(driver, conn.database)
 
     async def close(self) -> None:
@@ -98,9 +135,10 @@ class Store:
     # -- statements -------------------------------------------------------------------------
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         started = time.perf_counter()
-        records, _, _ = await self.driver.execute_query(
-            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-        )
+        async with self._watched():
+            records, _, _ = await self.driver.execute_query(
+                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+            )
         statement_done(name, time.perf_counter() - started)
         return [r.data() for r in records]
 
@@ -109,17 +147,19 @@ class Store:
         the values as the driver decodes them: `read`'s per-value graph-to-dict pass is skipped, which
         on a few thousand list elements cost more than the query."""
         started = time.perf_counter()
-        records, _, _ = await self.driver.execute_query(
-            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-        )
+        async with self._watched():
+            records, _, _ = await self.driver.execute_query(
+                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+            )
         statement_done(name, time.perf_counter() - started)
         return dict(zip(records[0].keys(), records[0].values())) if records else {}
 
     async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         started = time.perf_counter()
-        records, _, _ = await self.driver.execute_query(
-            cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
-        )
+        async with self._watched():
+            records, _, _ = await self.driver.execute_query(
+                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
+            )
         statement_done(name, time.perf_counter() - started)
         return [r.data() for r in records]
 
@@ -127,7 +167,7 @@ class Store:
         """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`): an
         auto-commit transaction, sent to the leader, not retried; it joins the shared bookmarks."""
         started = time.perf_counter()
-        async with self._session(neo4j.WRITE_ACCESS) as session:
+        async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
             result = await session.run(cypher.load(name), params)
             await result.consume()
         statement_done(name, time.perf_counter() - started)
@@ -142,10 +182,10 @@ class Store:
         # ([neo4j] max_transaction_retry_time_s); deadlocks between live writers get more rounds here.
         for attempt in range(DEADLOCK_ROUNDS):
             try:
-                async with self._session(neo4j.WRITE_ACCESS) as session:
+                async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
                     return await session.execute_write(unit)
-            except TransientError:
-                if attempt == DEADLOCK_ROUNDS - 1:
+            except TransientError as exc:
+                if attempt == DEADLOCK_ROUNDS - 1 or unavailable(exc):  # a database not online is no deadlock
                     raise
                 await asyncio.sleep(0.05 * 2 ** attempt)
         raise AssertionError("unreachable")

@@ -35,7 +35,7 @@ from kg.batch import validation_detail
 from kg.core.config import Settings, load_settings
 from kg.core.limits import FieldError
 from kg.memory import AsyncMemory
-from kg.core.store import StoreError
+from kg.core.store import StoreError, unavailable
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5  # what a 503 tells the client to wait
@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
         own = memory is None
         mem = memory or AsyncMemory(settings)
         if own:
-            await mem.open()
+            await mem.start()  # a database still starting (or down) answers 503 until it can be reached
         app.state.memory = mem
         metrics = getattr(app.state, "metrics", None)
         if metrics is not None:
@@ -205,13 +205,15 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StoreError)
     @app.exception_handler(ServiceUnavailable)
     @app.exception_handler(SessionExpired)
-    async def unavailable(_: Request, exc: Exception) -> JSONResponse:
+    async def unavailable_response(_: Request, exc: Exception) -> JSONResponse:
         log.warning("database unavailable: %s", type(exc).__name__)
         response = error_response(503, "database_unavailable", "the database cannot be reached; retry later")
         response.headers["Retry-After"] = str(RETRY_AFTER_S)
         return response
 
     @app.exception_handler(Neo4jError)
-    async def database_error(_: Request, exc: Neo4jError) -> JSONResponse:
+    async def database_error(request: Request, exc: Neo4jError) -> JSONResponse:
+        if unavailable(exc):  # a database not online yet (Neo4j starting)
+            return await unavailable_response(request, exc)
         log.error("database error %s", exc.code)
         return error_response(500, "database_error", f"the database refused the request ({exc.code})")

@@ -118,7 +118,10 @@ async def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
             loop.add_signal_handler(sig, stop.set)
-    async with AsyncMemory(settings) as memory:
+    async with contextlib.AsyncExitStack() as stack:
+        memory = AsyncMemory(settings)
+        stack.push_async_callback(memory.close)
+        await memory.start()  # a database still starting: requests answer 503, workers back off, until it answers
         # A service pays the model load once at start, not on its first request.
         await asyncio.to_thread(getattr(memory.embedder, "load", lambda: None))
         worker = Worker(memory, namespace=namespace)

@@ -11,10 +11,8 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
-
 from kg.core.limits import FieldError
-from kg.core.store import StoreError
+from kg.core.store import unavailable
 
 RETRY_AFTER_S = 5  # as HTTP's 503 `Retry-After`
 UNAVAILABLE = f"database_unavailable: the database cannot be reached; retry after {RETRY_AFTER_S} s"
@@ -22,7 +20,7 @@ UNAVAILABLE = f"database_unavailable: the database cannot be reached; retry afte
 
 def reason(exc: BaseException) -> str | None:
     """The text a caller may read for `exc`, or None for a crash (its text stays on the server)."""
-    if isinstance(exc, (StoreError, ServiceUnavailable, SessionExpired)):
+    if unavailable(exc):
         return UNAVAILABLE
     if isinstance(exc, FieldError):
         return f"invalid_request: {exc.field}: {exc.message}"

@@ -147,7 +147,9 @@ def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
-        async with AsyncMemory(settings) as memory:
+        memory = AsyncMemory(settings)
+        await memory.start()  # a database that cannot be reached yet: each tool answers `database_unavailable`
+        try:
             scope.opened = memory
             # The client's `initialize` is answered now; the model loads meanwhile, so the first
             # search waits only for what is left of the load.
@@ -156,5 +158,7 @@ def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
                 yield
             finally:
                 warm.cancel()
+        finally:
+            await memory.close()
 
     build_server(scope, lifespan).run("stdio")
