@@ -200,7 +200,12 @@ class Store:
         try:
             await asyncio.wait_for(once(), timeout_s)
         except (asyncio.TimeoutError, OSError) as exc:
+            self._down = True  # the statements that follow fail fast (`_watched`)
             raise ServiceUnavailable(f"the database did not answer within {timeout_s} s") from exc
+        except Exception as exc:
+            if unavailable(exc):
+                self._down = True
+            raise
 
     def _session(self, access: str) -> neo4j.AsyncSession:
         """A session in the bookmark chain `execute_query` uses: reads after it see its writes."""
