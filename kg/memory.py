@@ -60,6 +60,12 @@ class Memory:
         apply pending migrations."""
         self._run(self._async.open())
 
+    def start(self) -> None:
+        """`open` for a service: a database that cannot be reached yet (down, or still starting) is
+        not an error. Until it answers, each call raises `DatabaseUnreachable` at once and one
+        attempt to connect runs in the background."""
+        self._run(self._async.start())
+
     def close(self) -> None:
         if self._loop.is_running():
             self._run(self._async.close())
