@@ -11,7 +11,9 @@ per token). Three sessions, each in a fresh namespace that already knows "Tom Be
 - closed_100: 100 turns (~4.5k tokens, as the chunker estimates them) added, closed (summarized), then indexed;
 - live_100: the same turns arriving 20 at a time, the due summaries run after each batch
   (`[session] summarize_every_messages`, as `kg serve` does), then closed and indexed;
-- closed_400: 400 turns (~18k tokens), closed and indexed.
+- closed_400: 400 turns (~18k tokens), closed and indexed;
+- closed_100_three_pass: closed_100 with `[memory.indexing] passes = 3`: the session call (pass 1),
+  then the signals (pass 2, the transcript again) and the quality (pass 3, passes 1 and 2 only).
 `meter_matches_endpoint`: for every scenario, the calls and tokens the usage meter recorded (and
 the session node summed) equal the requests the endpoint received and the usage it answered.
 """
@@ -36,7 +38,7 @@ from kg.memory import AsyncMemory
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens
 
 MODEL = "claude-haiku-4-5"
-LIMITS = {"closed_100": 2, "live_100": 4, "closed_400": 6}  # calls, the issue's promise
+LIMITS = {"closed_100": 2, "live_100": 4, "closed_400": 6, "closed_100_three_pass": 4}  # calls, the issues' promise
 _TOPICS = ["the Lisbon office move", "the quarterly budget", "the Atlas release", "hiring a designer",
            "the customer churn report", "the on-call rota", "the data warehouse migration", "travel to Porto"]
 
@@ -55,6 +57,7 @@ class Endpoint:
         ids = re.findall(r'<turn id=\\"([^"\\]+)\\"', request.text()) or ["t0"]
         answer = {"SessionAnswer": lambda: _session_answer(ids), "SummaryDraft": _summary,
                   "Rulings": lambda: _rulings(request), "Contradiction": lambda: {"contradicts": True, "reason": "one"},
+                  "SignalsAnswer": lambda: _signals(ids), "QualityAnswer": lambda: _quality(request),
                   }.get(tool, lambda: {})()
         usage = {"input_tokens": estimate_tokens(request.text()), "output_tokens": estimate_tokens(json.dumps(answer))}
         self.calls += 1
@@ -89,6 +92,33 @@ def _session_answer(ids: list[str]) -> dict[str, Any]:
         "decisions": [{"text": "Ship Atlas on Friday.", "evidence_turn_ids": [last]}],
         "summary": _summary(),
     }
+
+
+def _cite(text: str, turn_id: str) -> dict[str, str]:
+    return {"quote": text[:60], "text": text, "turn_id": turn_id}
+
+
+def _signals(ids: list[str]) -> dict[str, Any]:
+    """Pass 2: a dozen signals, as a real session of this size gives."""
+    at = [ids[min(i, len(ids) - 1)] for i in (0, 10, 24, 40, 58, 76, 98)]
+    return {
+        "decisions": [{**_cite("Ship Atlas on Friday.", at[6]), "rationale": "the release was ready"},
+                      {**_cite("Tom owns the budget review.", at[3]), "rationale": "he asked for it"}],
+        "corrections": [_cite("The churn report is due Monday, not Friday.", at[4])],
+        "frustration_signals": [_cite("Dana asked twice for a plan by Friday.", at[2])],
+        "repeated_instructions": [_cite("A plan by Friday, asked again.", at[2]),
+                                  _cite("A plan by Friday, asked a third time.", at[5])],
+        "rules_expressed": [_cite("Every plan names an owner and a date.", at[1])],
+        "new_knowledge": [_cite("Dana works at Acme Robotics.", at[0]), _cite("The office moves to Lisbon.", at[1]),
+                          _cite("Atlas ships on Friday.", at[6])],
+    }
+
+
+def _quality(request: SeenRequest) -> dict[str, Any]:
+    """Pass 3: cites the turns pass 2 cited (it does not see the transcript)."""
+    cited = re.findall(r'\\"turn_id\\":\s*\\"([^"\\]+)\\"', request.text()) or ["t0"]
+    return {"what_worked": [_cite("Every topic got an owner and a date.", cited[0])],
+            "what_failed": [_cite("Dana had to ask for the plan again.", cited[-1])], "quality": 0.7}
 
 
 def _rulings(request: SeenRequest) -> dict[str, Any]:
@@ -164,17 +194,22 @@ async def run(keep: bool = False, only: list[str] | None = None) -> dict[str, An
     with FakeLLM(fallback=endpoint) as fake:
         service = {"provider": "anthropic", "model": MODEL, "base_url": fake.url, "api_key": "sk-fake-bench-key-0000",
                    "timeout_s": 30.0, "max_retries": 0, "transport_retries": 0}
-        settings = Settings(llm={"services": {"fake": service}}, memory={"indexing": {"backend": "fake"}})
-        async with AsyncMemory(settings) as memory:
-            out: dict[str, Any] = {}
-            for name, turns, live in (("closed_100", 100, False), ("live_100", 100, True), ("closed_400", 400, False)):
-                if only is None or name in only:
+        out: dict[str, Any] = {}
+        for passes, scenarios in ((1, (("closed_100", 100, False), ("live_100", 100, True), ("closed_400", 400, False))),
+                                  (3, (("closed_100_three_pass", 100, False),))):
+            wanted = [s for s in scenarios if only is None or s[0] in only]
+            if not wanted:
+                continue
+            settings = Settings(llm={"services": {"fake": service}},
+                                memory={"indexing": {"backend": "fake", "passes": passes}})
+            async with AsyncMemory(settings) as memory:
+                for name, turns, live in wanted:
                     out[name] = await _scenario(memory, endpoint, name, turns, live)
                     print(f"{name}: {out[name]['calls']} calls {out[name]['by_purpose']}", file=sys.stderr)
-            for name in out:
-                ns = out[name].pop("_ns")
-                if not keep:
-                    await memory.delete_namespace(ns)
+                for name, _, _ in wanted:
+                    ns = out[name].pop("_ns")
+                    if not keep:
+                        await memory.delete_namespace(ns)
     names = list(out)
     out["meter_matches_endpoint"] = all(out[n].pop("matches") for n in names)
     out["within_limits"] = {n: out[n]["calls"] <= LIMITS[n] for n in names}

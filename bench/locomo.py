@@ -26,7 +26,7 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from kg.ingest.extraction.models import ChunkTurn
 from kg.ingest.loaders import Rejected, read_locomo
@@ -89,31 +89,36 @@ async def prepare(memory: AsyncMemory, data: Path, prefix: str, summaries: str, 
     memory.summarizer = None
 
 
+def answerable(prefix: str, conversations: list[dict]) -> Iterator[tuple[str, dict, list[str]]]:
+    """(namespace, question, evidence turn ids) of every question with evidence; category 5
+    (adversarial: no answer in the conversation) is left out."""
+    for conv in conversations:
+        for qa in conv["qa"]:
+            evidence = evidence_ids(qa.get("evidence", []))
+            if qa.get("category") != 5 and evidence:
+                yield f"{prefix}-{conv['sample_id']}", qa, evidence
+
+
 async def evaluate(memory: AsyncMemory, prefix: str, conversations: list[dict], recipe: str) -> dict[str, Any]:
     turn_hits = {k: [] for k in TURN_KS}
     session_hits = {k: [] for k in SESSION_KS}
     any_hits = {k: [] for k in SESSION_KS}
     latencies = []
     depth = max(TURN_KS)
-    for conv in conversations:
-        namespace = f"{prefix}-{conv['sample_id']}"
-        for qa in conv["qa"]:
-            evidence = evidence_ids(qa.get("evidence", []))
-            if qa.get("category") == 5 or not evidence:
-                continue
-            start = time.perf_counter()
-            turns = await memory.retrieve(namespace, qa["question"], k=depth, recipe=recipe)
-            latencies.append((time.perf_counter() - start) * 1000)
-            found = [t.turn.external_id for t in turns]
-            for k in TURN_KS:
-                top = set(found[:k])
-                turn_hits[k].append(sum(e in top for e in evidence) / len(evidence))
-            sessions = await memory.search_sessions(namespace, qa["question"], k=max(SESSION_KS), recipe=recipe)
-            ranked = [h.session.id for h in sessions]
-            need = {session_of(e) for e in evidence}
-            for k in SESSION_KS:
-                session_hits[k].append(float(need <= set(ranked[:k])))
-                any_hits[k].append(float(bool(need & set(ranked[:k]))))
+    for namespace, qa, evidence in answerable(prefix, conversations):
+        start = time.perf_counter()
+        turns = await memory.retrieve(namespace, qa["question"], k=depth, recipe=recipe)
+        latencies.append((time.perf_counter() - start) * 1000)
+        found = [t.turn.external_id for t in turns]
+        for k in TURN_KS:
+            top = set(found[:k])
+            turn_hits[k].append(sum(e in top for e in evidence) / len(evidence))
+        sessions = await memory.search_sessions(namespace, qa["question"], k=max(SESSION_KS), recipe=recipe)
+        ranked = [h.session.id for h in sessions]
+        need = {session_of(e) for e in evidence}
+        for k in SESSION_KS:
+            session_hits[k].append(float(need <= set(ranked[:k])))
+            any_hits[k].append(float(bool(need & set(ranked[:k]))))
     return {
         "turn_recall": _means(turn_hits),
         "session_recall": _means(session_hits),
@@ -140,20 +145,15 @@ async def evaluate_http(memory: AsyncMemory, prefix: str, conversations: list[di
     latencies = []
     async with app.router.lifespan_context(app), \
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client:
-        for conv in conversations:
-            namespace = f"{prefix}-{conv['sample_id']}"
-            for qa in conv["qa"]:
-                evidence = evidence_ids(qa.get("evidence", []))
-                if qa.get("category") == 5 or not evidence:
-                    continue
-                start = time.perf_counter()
-                r = await client.get(f"/v1/namespaces/{namespace}/search", params={"q": qa["question"],
-                                                                                  "k": max(TURN_KS)})
-                latencies.append((time.perf_counter() - start) * 1000)
-                r.raise_for_status()
-                found = [h["turn"]["external_id"] for h in r.json()]
-                for k in TURN_KS:
-                    turn_hits[k].append(sum(e in set(found[:k]) for e in evidence) / len(evidence))
+        for namespace, qa, evidence in answerable(prefix, conversations):
+            start = time.perf_counter()
+            r = await client.get(f"/v1/namespaces/{namespace}/search", params={"q": qa["question"],
+                                                                              "k": max(TURN_KS)})
+            latencies.append((time.perf_counter() - start) * 1000)
+            r.raise_for_status()
+            found = [h["turn"]["external_id"] for h in r.json()]
+            for k in TURN_KS:
+                turn_hits[k].append(sum(e in set(found[:k]) for e in evidence) / len(evidence))
     return {"turn_recall": _means(turn_hits), "p50_ms": round(percentile(latencies, 0.5), 2),
             "p95_ms": round(percentile(latencies, 0.95), 2), "questions": len(latencies)}
 

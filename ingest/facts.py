@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Mapping, Protocol, Sequence, get_args
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from kg.ingest.temporal import (
     FUNCTIONAL_PREDICATES,
@@ -22,9 +22,8 @@ from kg.ingest.temporal import (
     FactEvent,
     FactPlan,
     FactRecord,
-    Op,
+    Origin,
     PredicateRegistry,
-    Source,
     Span,
     apply,
     holder,
@@ -35,6 +34,7 @@ from kg.core.config import Settings
 from kg.core.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
 from kg.core.limits import FieldError, check_name, check_recorded_at, check_text
 from kg.core.models import as_utc
+from kg.core.requests import FactAssertion
 from kg.core.store import Store, Tx
 from kg.core.values import native
 
@@ -115,63 +115,38 @@ class FactWriter:
     async def remember(
         self,
         namespace: str,
-        subject: str,
-        predicate: str,
-        object: str,
+        fact: FactAssertion,
+        origin: Origin = Origin(),
         *,
-        valid_from: datetime | None = None,
-        recorded_at: datetime | None = None,
-        source: Source = "stated",
-        op: Op = "assert",
-        evidence_turn_ids: Iterable[str] = (),
-        extractor: str | None = None,
-        prompt_version: str | None = None,
-        subject_type: str = "other",
-        object_type: str | None = None,
         tx: Tx | None = None,
-        event_id: str | None = None,
         object_key: str | None = None,
-        session_id: str | None = None,
-        withdraws: str | None = None,
-        reason: str | None = None,
-        statement: str | None = None,
     ) -> RememberResult:
-        """`tx`: write in the caller's transaction (post-session indexing; the slot is ensured in it);
-        `event_id`: a deterministic id, so writing the same event again is a no-op; `object_key`: the
-        key of the object's entity when a resolver chose it (default: derived from `object`);
-        `session_id`: the session an extraction read it from; `withdraws`: the id of an earlier event
-        this one takes back (re-extraction), with `reason`; `statement`: the key re-extraction knows
-        an extracted statement by (`kg.ingest.reconcile`)."""
-        if op not in get_args(Op):
-            raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
-        if source not in get_args(Source):
-            raise ValueError(f"source must be one of {get_args(Source)}, got {source!r}")
-        check_name("subject", subject)
-        for field, text in (("predicate", predicate), ("object", object),
-                            ("subject_type", subject_type), ("object_type", object_type), ("event_id", event_id)):
-            check_text(field, text)
-        for turn_id in evidence_turn_ids:
+        """`origin`: who read it and how re-extraction knows it; `tx`: write in the caller's
+        transaction (post-session indexing; the slot is ensured in it); `object_key`: the key of the
+        object's entity when a resolver chose it (default: derived from `object`)."""
+        op, source, recorded_at = fact.op, fact.source, fact.recorded_at
+        check_name("subject", fact.subject)
+        check_text("event_id", origin.event_id)
+        for turn_id in fact.evidence_turn_ids:
             check_text("evidence_turn_ids", turn_id)
         check_recorded_at(as_utc(recorded_at) if recorded_at is not None else None, self.max_clock_skew_s)
-        value = object.strip()
+        value = fact.object.strip()
         if not value:
             raise FieldError("object", "the object of a fact cannot be blank")
-        subject_name = " ".join(subject.split())
-        key, pred = entity_key(subject), predicate_key(predicate)
+        subject_name = " ".join(fact.subject.split())
+        key, pred = entity_key(fact.subject), predicate_key(fact.predicate)
         registry, cardinality_by = await self.registry_for(
             namespace, pred, subject_key=key, new_value=value if op == "assert" else "", tx=tx)
         event_row: dict[str, Any] = {
-            "id": event_id or f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key, "predicate": pred,
-            "op": op, "object_value": value, "object_type": object_type, "source": source,
-            "extractor": extractor, "prompt_version": prompt_version, "object_key": object_key,
+            "id": origin.event_id or f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key,
+            "predicate": pred, "op": op, "object_value": value, "object_type": fact.object_type, "source": source,
+            "object_key": object_key, **origin.props(),
             "cardinality_by": cardinality_by,  # e.g. "fake:claude-haiku-4-5:predicate-contradiction-v1"
-            "session_id": session_id, "withdraws": withdraws, "reason": reason,
-            "statement": statement,
         }
-        subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": subject_type}
-        turn_ids = list(dict.fromkeys(evidence_turn_ids))
+        subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": fact.subject_type}
+        turn_ids = list(dict.fromkeys(fact.evidence_turn_ids))
         explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
-        explicit_valid = as_utc(valid_from) if valid_from is not None else None
+        explicit_valid = as_utc(fact.valid_from) if fact.valid_from is not None else None
 
         slot = {"namespace": namespace, "subject_key": key, "predicate": pred}
 
@@ -204,7 +179,7 @@ class FactWriter:
         if tx is not None:
             await tx.run("queries/fact_slot_ensure", **ensure)
             return await work(tx)
-        if subject_type != "other":  # may type the entity: not under the lock (see fact_slot_ensure)
+        if fact.subject_type != "other":  # may type the entity: not under the lock (see fact_slot_ensure)
             await self.store.write("queries/fact_slot_ensure", **ensure)
         try:
             return await self.store.transaction(work)

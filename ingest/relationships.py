@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping, get_args
+from typing import Any, Mapping
 
 from kg.ingest.facts import _transaction_time
 from kg.ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
-from kg.ingest.temporal import Op, Source, Span, holder, timeline
+from kg.ingest.temporal import Origin, Span, holder, timeline
 from kg.core.config import Settings
 from kg.core.limits import check_name, check_relation
 from kg.core.facts_models import entity_id, entity_key, predicate_key
 from kg.core.models import as_utc
 from kg.core.relationship_models import RelateResult
+from kg.core.requests import RelationshipAssertion
 from kg.core.store import Store, Tx
 from kg.core.values import native
 
@@ -71,45 +72,28 @@ class RelationshipWriter:
     async def relate(
         self,
         namespace: str,
-        subject: Mapping[str, Any],
-        relation: str,
-        object: Mapping[str, Any],
+        relation: RelationshipAssertion,
+        ends: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+        origin: Origin = Origin(),
         *,
-        valid_from: datetime | None = None,
-        recorded_at: datetime | None = None,
-        op: Op = "assert",
-        source: Source = "stated",
-        evidence_turn_ids: Iterable[str] = (),
-        session_id: str | None = None,
-        extractor: str | None = None,
-        prompt_version: str | None = None,
-        reason: str | None = None,
-        withdraws: str | None = None,
-        statement: str | None = None,
         tx: Tx | None = None,
-        event_id: str | None = None,
     ) -> RelateResult:
-        """`subject`/`object`: entity ends ({id, key, name, type}, see `end`); `tx`: write in the
-        caller's transaction; `event_id`: a deterministic id, so writing the same event again is a
-        no-op; `withdraws`: the id of an earlier event this one takes back, with `reason` (re-extraction:
-        what an older prompt read from a session and a newer one no longer finds); `statement`: the key
-        re-extraction knows an extracted statement by (`kg.ingest.reconcile`)."""
-        if op not in get_args(Op):
-            raise ValueError(f"op must be 'assert' or 'retract', got {op!r}")
-        if source not in get_args(Source):
-            raise ValueError(f"source must be one of {get_args(Source)}, got {source!r}")
+        """`ends`: the subject's and the object's entities ({id, key, name, type}, see `end`) when a
+        resolver chose them (default: those the names and types give); `origin`: who read it and how
+        re-extraction knows it; `tx`: write in the caller's transaction."""
+        subject, object = ends or (end(namespace, relation.subject, relation.subject_type),
+                                   end(namespace, relation.object, relation.object_type, "object"))
+        op, source, recorded_at, valid_from = relation.op, relation.source, relation.recorded_at, relation.valid_from
         explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
         explicit_valid = as_utc(valid_from) if valid_from is not None else None
-        evidence = list(dict.fromkeys(evidence_turn_ids))
-        check_relation(subject["name"], relation, object["name"], subject.get("type"), object.get("type"),
+        evidence = list(dict.fromkeys(relation.evidence_turn_ids))
+        check_relation(subject["name"], relation.type, object["name"], subject.get("type"), object.get("type"),
                        explicit_recorded, explicit_valid, evidence, self.max_clock_skew_s)
-        rel = predicate_key(relation)
+        rel = predicate_key(relation.type)
         event_row: dict[str, Any] = {
-            "id": event_id or f"rev_{uuid.uuid4().hex}", "namespace": namespace, "subject_id": subject["id"],
+            "id": origin.event_id or f"rev_{uuid.uuid4().hex}", "namespace": namespace, "subject_id": subject["id"],
             "subject_key": subject["key"], "relation": rel, "op": op, "object_id": object["id"],
-            "object_key": object["key"], "source": source, "extractor": extractor, "prompt_version": prompt_version,
-            "session_id": session_id, "reason": reason, "withdraws": withdraws, "statement": statement,
-            "evidence": evidence,
+            "object_key": object["key"], "source": source, **origin.props(), "evidence": evidence,
         }
         slot = {"namespace": namespace, "subject_id": subject["id"], "relation": rel}
 

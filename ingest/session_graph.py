@@ -30,7 +30,9 @@ from kg.ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionRe
 from kg.ingest.facts import FactWriter
 from kg.ingest.reconcile import Asserted, event_ids, reason, stale
 from kg.ingest.relationships import RelationshipWriter
+from kg.ingest.temporal import Origin
 from kg.core.facts_models import RememberResult, entity_id, entity_key
+from kg.core.requests import CorrectionReport, FactAssertion, RelationshipAssertion
 from kg.core.relationship_models import RelateResult
 from kg.core.store import Store, Tx
 from kg.core.values import native
@@ -51,6 +53,10 @@ class Provenance:
     def version(self) -> str:
         """What `index_pending` compares: a session made by another one is stale."""
         return f"{self.extractor}:{self.model}:{self.prompt_version}"
+
+    def origin(self, session_id: str, statement: str | None = None, **withdrawal: str) -> Origin:
+        """What the writers record of an event this extraction wrote (or, with `withdrawal`, took back)."""
+        return Origin(f"{self.extractor}:{self.model}", self.prompt_version, session_id, statement, **withdrawal)
 
     def stamp(self) -> dict[str, Any]:
         return {"extractor": self.extractor, "model": self.model, "prompt_version": self.prompt_version,
@@ -133,18 +139,19 @@ class SessionGraphWriter:
             "queries/session_statements", namespace=namespace, session_id=session_id)]
         statements = _statements(namespace, session_id, result, names)
         ids = event_ids(statements.values(), prior)
-        done.facts = await self._facts(tx, namespace, session_id, turns, result, provenance, names, statements, ids)
-        done.relationships = await self._relationships(
+        done.facts, done.relationships = await self._write_statements(
             tx, namespace, session_id, turns, result, provenance, names, statements, ids)
         if session["previous_version"] not in (None, provenance.version):
             done.withdrawn = await self._withdraw(tx, namespace, session_id, stale(prior, statements.values()),
                                                   provenance)
         for c in result.corrections:
             seen = max((ts for t in c.evidence_turn_ids if t in turns and (ts := turns[t].ts)), default=None)
-            added = await self.corrections.add(
-                namespace, session_id, c.rule_text, c.original_behavior, c.corrected_behavior, c.correction_type,
-                seen_at=seen, evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns], tx=tx,
-                provenance={k: v for k, v in stamp.items()})
+            # model_construct: the extraction models validated these already; the writer's checks still run
+            correction = CorrectionReport.model_construct(
+                session_id=session_id, rule_text=c.rule_text, original_behavior=c.original_behavior,
+                corrected_behavior=c.corrected_behavior, correction_type=c.correction_type, seen_at=seen,
+                evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns])
+            added = await self.corrections.add(namespace, correction, tx=tx, provenance=dict(stamp))
             done.corrections += added.decision != "noop"
         decisions = [{"id": "dec_" + _digest(namespace, session_id, normalize(d.text)), "text": d.text,
                       "evidence": [t for t in d.evidence_turn_ids if t in turns]} for d in result.decisions]
@@ -156,45 +163,40 @@ class SessionGraphWriter:
                      now=provenance.extracted_at, version=provenance.version, message_count=session["message_count"])
         return done
 
-    async def _facts(
+    async def _write_statements(
         self, tx: Tx, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
         provenance: Provenance, names: Mapping[str, Mapping[str, Any]], statements: Mapping[tuple, str],
         ids: Mapping[str, str],
-    ) -> int:
-        changed = 0
+    ) -> tuple[int, int]:
+        """The extracted facts and relationships; how many of each changed the graph."""
+        facts = relationships = 0
         for f in result.facts:
             statement = statements[("fact", *fact_key(f))]
             subject, obj = names.get(normalize(f.subject)), names.get(normalize(f.object))
             evidence = [t for t in f.evidence_turn_ids if t in turns]
             valid_from = f.valid_from or min((ts for t in evidence if (ts := turns[t].ts)), default=None)
-            written = await self.facts.remember(
-                namespace, subject["key"] if subject else f.subject, f.predicate, f.object,
+            fact = FactAssertion.model_construct(
+                subject=subject["key"] if subject else f.subject, predicate=f.predicate, object=f.object,
                 valid_from=valid_from, source=f.source, op="retract" if f.retracts else "assert",
-                evidence_turn_ids=evidence, extractor=f"{provenance.extractor}:{provenance.model}",
-                prompt_version=provenance.prompt_version, subject_type=subject["type"] if subject else "other",
-                object_type=obj["type"] if obj else None, object_key=obj["key"] if obj else None, tx=tx,
-                event_id=ids[statement], statement=statement, session_id=session_id)
-            changed += written.decision != "noop"
-        return changed
-
-    async def _relationships(
-        self, tx: Tx, namespace: str, session_id: str, turns: Mapping[str, ChunkTurn], result: ExtractionResult,
-        provenance: Provenance, names: Mapping[str, Mapping[str, Any]], statements: Mapping[tuple, str],
-        ids: Mapping[str, str],
-    ) -> int:
-        changed = 0
+                evidence_turn_ids=evidence, subject_type=subject["type"] if subject else "other",
+                object_type=obj["type"] if obj else None)
+            written = await self.facts.remember(namespace, fact, provenance.origin(session_id, statement,
+                                                                                   event_id=ids[statement]),
+                                                object_key=obj["key"] if obj else None, tx=tx)
+            facts += written.decision != "noop"
         for r in result.relationships:
             ends = _ends(namespace, r, names)
             statement = statements[("relationship", ends[0]["id"], r.relation, ends[1]["id"], r.retracts)]
             evidence = [t for t in r.evidence_turn_ids if t in turns]
-            written = await self.relationships.relate(
-                namespace, ends[0], r.relation, ends[1],
+            relation = RelationshipAssertion.model_construct(
+                subject=ends[0]["name"], type=r.relation, object=ends[1]["name"],
                 valid_from=min((ts for t in evidence if (ts := turns[t].ts)), default=provenance.extracted_at),
-                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence, session_id=session_id,
-                extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
-                tx=tx, event_id=ids[statement], statement=statement)
-            changed += written.decision != "noop"
-        return changed
+                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence)
+            done = await self.relationships.relate(namespace, relation, (ends[0], ends[1]),
+                                                   provenance.origin(session_id, statement, event_id=ids[statement]),
+                                                   tx=tx)
+            relationships += done.decision != "noop"
+        return facts, relationships
 
     async def _withdraw(self, tx: Tx, namespace: str, session_id: str, gone: list[Asserted],
                         provenance: Provenance) -> int:
@@ -202,18 +204,21 @@ class SessionGraphWriter:
         withdrawn = 0
         for item in gone:
             e = item.event
-            common = dict(
-                valid_from=native(e["valid_from"]), op="retract", session_id=session_id, tx=tx,
-                extractor=f"{provenance.extractor}:{provenance.model}", prompt_version=provenance.prompt_version,
-                withdraws=e["id"], event_id="wdr_" + _digest(e["id"]), reason=reason(provenance.version, e))
+            origin = provenance.origin(session_id, event_id="wdr_" + _digest(e["id"]), withdraws=e["id"],
+                                       reason=reason(provenance.version, e))
+            when = native(e["valid_from"])
             written: RememberResult | RelateResult
             if item.kind == "fact":
-                written = await self.facts.remember(namespace, e["subject_key"], e["predicate"], e["object_value"],
-                                                    source=e.get("source") or "stated", **common)
+                fact = FactAssertion.model_construct(subject=e["subject_key"], predicate=e["predicate"],
+                                                     object=e["object_value"], valid_from=when, op="retract",
+                                                     source=e.get("source") or "stated")
+                written = await self.facts.remember(namespace, fact, origin, tx=tx)
             else:
                 subject = {"id": e["subject_id"], "key": e["subject_key"], "name": e["subject_key"], "type": "other"}
                 obj = {"id": e["object_id"], "key": e["object_key"], "name": e["object_key"], "type": "other"}
-                written = await self.relationships.relate(namespace, subject, e["relation"], obj, **common)
+                relation = RelationshipAssertion.model_construct(subject=e["subject_key"], type=e["relation"],
+                                                                 object=e["object_key"], valid_from=when, op="retract")
+                written = await self.relationships.relate(namespace, relation, (subject, obj), origin, tx=tx)
             withdrawn += written.decision != "noop"
         return withdrawn
 

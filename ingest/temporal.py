@@ -31,15 +31,35 @@ from types import MappingProxyType
 from typing import Literal
 
 from kg.core.facts_models import Decision
+from kg.core.requests import Op, Source  # noqa: F401 - the one definition, used by this module's users too
 
 Cardinality = Literal["one", "many"]
-Op = Literal["assert", "retract"]
-Source = Literal["stated", "observed", "inferred", "system"]
 
 FUNCTIONAL_PREDICATES: frozenset[str] = frozenset({
     "lives_in", "email", "works_at", "job_title", "favorite_color", "diet",
     "phone", "address", "employer", "name", "age", "timezone",
 })
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a fact or relationship event came from beyond its assertion: the extraction that read it
+    (`extractor`, `prompt_version`, `session_id`), the key re-extraction knows it by (`statement`,
+    `kg.ingest.reconcile`), a deterministic `event_id` (writing the same event again is a no-op), and
+    for a withdrawal the earlier event it takes back (`withdraws`) with its `reason`."""
+
+    extractor: str | None = None
+    prompt_version: str | None = None
+    session_id: str | None = None
+    statement: str | None = None
+    event_id: str | None = None
+    withdraws: str | None = None
+    reason: str | None = None
+
+    def props(self) -> dict[str, str | None]:
+        """The event's properties it gives (its id aside)."""
+        return {"extractor": self.extractor, "prompt_version": self.prompt_version, "session_id": self.session_id,
+                "statement": self.statement, "withdraws": self.withdraws, "reason": self.reason}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ import hmac
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+LOCAL = "local"  # who erased, in an erasure record, when no key is in use (stdio, keys off)
+
 ALL = "*"
 
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from kg.ingest.facts import FactWriter
+from kg.ingest.temporal import Origin
 from kg.ingest.turns import TurnWriter
 from kg.memory_erase import EraseFacade
 from kg.memory_export import ExportFacade
@@ -27,8 +28,8 @@ from kg.core.config import Settings
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.models import Attachment, IngestReport, Message, Turn, check_namespace
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
+from kg.core.requests import FactAssertion, FactHistoryQuery, FactQuery, SearchRequest
 from kg.core.values import native_props
-from kg.core.vocabulary import check_k
 
 
 class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade):
@@ -47,10 +48,10 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def open(self) -> None:
-        """Connect (starting the managed local Neo4j when no URI is configured), load the
-        embedder, apply pending migrations."""
-        await super().open()
+    async def open(self, warm: bool = False) -> None:
+        """Connect (starting the managed local Neo4j when no URI is configured), make the
+        embedder, apply pending migrations; `warm` loads the embedder's weights meanwhile."""
+        await super().open(warm)
 
     async def close(self) -> None:
         retriever, self._retriever_cache = self._retriever_cache, None
@@ -117,13 +118,10 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         (default: now), recorded at transaction time `recorded_at` (default: now). A functional
         predicate's new value supersedes the old one; the same value reinforces it; nothing is
         deleted. `object_type` makes the object an entity. See docs/facts-over-time.md."""
+        fact = FactAssertion.of(locals())
         check_namespace(namespace)
         writer = FactWriter(self.store, self.settings, self.predicate_resolver)
-        return await writer.remember(
-            namespace, subject, predicate, object, valid_from=valid_from, recorded_at=recorded_at,
-            source=source, op=op, evidence_turn_ids=evidence_turn_ids, extractor=extractor,
-            prompt_version=prompt_version, subject_type=subject_type, object_type=object_type,
-        )
+        return await writer.remember(namespace, fact, Origin(extractor=extractor, prompt_version=prompt_version))
 
     async def facts(
         self,
@@ -136,8 +134,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
     ) -> list[FactView]:
         """What holds for `subject` at valid time `as_of` (None: now) as believed at `known_at`
         (None: now), with confidence scores; `include_superseded` adds the facts ended by then."""
-        return await fact_queries.facts(self.store, self.settings.memory.confidence, namespace, subject,
-                                        predicate, as_of, known_at, include_superseded)
+        return await fact_queries.facts(self.store, self.settings.memory.confidence, namespace, FactQuery.of(locals()))
 
     async def history(
         self,
@@ -148,8 +145,8 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         include_expired: bool = False,
     ) -> list[FactView]:
         """Every interval of the subject's facts, in valid-time order, with what superseded each."""
-        return await fact_queries.history(self.store, self.settings.memory.confidence, namespace, subject,
-                                          predicate, known_at, include_expired)
+        query = FactHistoryQuery.of(locals())
+        return await fact_queries.history(self.store, self.settings.memory.confidence, namespace, query)
 
     # -- session summaries (ingest/summaries) ---------------------------------------------------
     async def close_session(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
@@ -198,9 +195,9 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         of flat and bm25) or is a `kg.queries.recipes.Recipe`. `as_of` hides later turns. Every door
         (HTTP GET /search, MCP search_turns, `kg search`) runs this. While the primary embedder is
         down, each hit says `degraded` and why (docs/retrieval.md, "Embedding fallback")."""
-        check_k(k)
+        ask = SearchRequest.of(locals())
         chosen = self._recipe(recipe)
-        found = await self._retriever().search(namespace, query, k, chosen, as_of)
+        found = await self._retriever().search(namespace, ask.query, ask.k, chosen, ask.as_of)
         return await ranked_turns(self.store, found, chosen)
 
     async def retrieve(
@@ -213,24 +210,26 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         self, namespace: str, query: str, k: int = 5, recipe: str | Recipe | None = None, as_of: datetime | None = None
     ) -> list[SessionHit]:
         """Session arcs for "what did we discuss about X?": sessions with their summary and best turns."""
-        check_k(k)
-        return await search_sessions(self._retriever(), namespace, query, k, self._recipe(recipe), as_of)
+        ask = SearchRequest.of(locals())
+        return await search_sessions(self._retriever(), namespace, ask.query, ask.k, self._recipe(recipe), ask.as_of)
 
     async def search_memories(
         self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None
     ) -> list[MemoryHit]:
         """Facts and turns for "what did we decide about X?", one score each (see `recall`)."""
-        check_k(k)
-        return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
-                            namespace, query, k, self._recipe(None), as_of, frozenset({"turn", "fact"}))
+        return await self._recall(namespace, SearchRequest.of(locals()), frozenset({"turn", "fact"}))
 
     async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None) -> list[MemoryHit]:
         """Turns, facts and summaries ranked by one score: similarity + graph relevance (closeness to
         the entities the query names) + fact confidence, weighted by `[memory.retrieval.recall]`.
         Superseded facts are excluded; `as_of` asks about that moment."""
-        check_k(k)
-        return await recall(self._retriever(), self.settings.memory.confidence, self.settings.memory.retrieval.recall,
-                            namespace, query, k, self._recipe(None), as_of)
+        return await self._recall(namespace, SearchRequest.of(locals()))
+
+    async def _recall(self, namespace: str, ask: SearchRequest, kinds: frozenset[str] | None = None) -> list[MemoryHit]:
+        memory = self.settings.memory
+        extra = {} if kinds is None else {"kinds": kinds}
+        return await recall(self._retriever(), memory.confidence, memory.retrieval.recall, namespace, ask.query, ask.k,
+                            self._recipe(None), ask.as_of, **extra)
 
     async def delete_namespace(self, namespace: str) -> None:
         """Remove every node of a namespace, erasure records included, with no record of it (tests and

@@ -6,21 +6,18 @@ HTTP errors become Python exceptions: 422 (and 400, 413) `InvalidRequest` (a `Va
 `field`), 404 `NotFound` (a `KeyError`), 401/403 `AccessDenied` (a `PermissionError`), 503 or no
 answer `Unavailable` (a `ConnectionError`), other 5xx `ServerError`. Arguments the HTTP API does not
 take (e.g. `now=` of `close_session`) raise `ValueError` rather than being dropped. Adding a method
-is one small `async def` over `_call`; `Client` gets its synchronous twin automatically.
+is one small `async def` over `_call` and its line `twin(AsyncClient.method)` in `Client`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import inspect
-import threading
 from datetime import datetime
-from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar
 from urllib.parse import quote
 
 import httpx
 from pydantic import TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
     AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
@@ -31,6 +28,10 @@ from kg.core.job_models import Job
 from kg.core.models import Erasure, IngestReport, Message, Session, Turn
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.requests import (
+    CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request,
+)
+from kg.synchronous import Synchronous, twin
 
 T = TypeVar("T")
 BATCH = 500  # messages per request (the server's [http] max_batch defaults to 1000)
@@ -54,6 +55,13 @@ def _query(**params: Any) -> dict[str, Any]:
         out[name] = _iso(value) if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) \
             else value
     return out
+
+
+def _fields(model: type[Request], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """`model`'s fields from a method's arguments, as JSON values and unvalidated: the server judges
+    them and names a refused field in its 422 (`InvalidRequest`)."""
+    return {name: to_jsonable_python(list(value) if isinstance(value, (tuple, list, Iterator)) else value)
+            for name in model.model_fields if (value := arguments[name]) is not None}
 
 
 def _wire(message: Message) -> dict[str, Any]:
@@ -175,17 +183,14 @@ class AsyncClient:
                      source: Literal["stated", "observed", "inferred", "system"] = "stated",
                      evidence_turn_ids: Iterable[str] = (), subject_type: str = "other",
                      object_type: str = "other") -> RelateResult:
-        body = {"subject": subject, "type": type, "object": object, "valid_from": _iso(valid_from),
-                "recorded_at": _iso(recorded_at), "op": op, "source": source,
-                "evidence_turn_ids": list(evidence_turn_ids), "subject_type": subject_type,
-                "object_type": object_type}
+        body = _fields(RelationshipAssertion, locals())
         return await self._call("POST", self._ns(namespace, "/relationships"), RelateResult, json=body)
 
     async def relationships(self, namespace: str, subject: str, type: str | None = None,
                             as_of: datetime | None = None, known_at: datetime | None = None,
                             include_ended: bool = False) -> list[RelationshipView]:
-        return await self._call("GET", self._ns(namespace, "/relationships"), list[RelationshipView], params=_query(
-            subject=subject, type=type, as_of=_iso(as_of), known_at=_iso(known_at), include_ended=include_ended))
+        return await self._call("GET", self._ns(namespace, "/relationships"), list[RelationshipView],
+                                params=_query(**_fields(RelationshipQuery, locals())))
 
     # -- forgetting -----------------------------------------------------------------------------
     async def erase_session(self, namespace: str, session_id: str) -> Erasure:
@@ -205,17 +210,13 @@ class AsyncClient:
                        extractor: str | None = None, prompt_version: str | None = None,
                        subject_type: str = "other", object_type: str | None = None) -> RememberResult:
         _unsupported(extractor=extractor, prompt_version=prompt_version)
-        body = {"subject": subject, "predicate": predicate, "object": object, "valid_from": _iso(valid_from),
-                "recorded_at": _iso(recorded_at), "source": source, "op": op,
-                "evidence_turn_ids": list(evidence_turn_ids), "subject_type": subject_type,
-                "object_type": object_type}
-        return await self._call("POST", self._ns(namespace, "/facts"), RememberResult, json=body)
+        return await self._call("POST", self._ns(namespace, "/facts"), RememberResult,
+                                json=_fields(FactAssertion, locals()))
 
     async def facts(self, namespace: str, subject: str, predicate: str | None = None, as_of: datetime | None = None,
                     known_at: datetime | None = None, include_superseded: bool = False) -> list[FactView]:
-        return await self._call("GET", self._ns(namespace, "/facts"), list[FactView], params=_query(
-            subject=subject, predicate=predicate, as_of=as_of, known_at=known_at,
-            include_superseded=include_superseded))
+        return await self._call("GET", self._ns(namespace, "/facts"), list[FactView],
+                                params=_query(**_fields(FactQuery, locals())))
 
     async def history(self, namespace: str, subject: str, predicate: str | None = None,
                       known_at: datetime | None = None, include_expired: bool = False) -> list[FactView]:
@@ -259,10 +260,8 @@ class AsyncClient:
                              original_behavior: str | None = None, corrected_behavior: str | None = None,
                              correction_type: str = "preference", seen_at: datetime | None = None,
                              evidence_turn_ids: Iterable[str] = (), confidence: float | None = None) -> CorrectionResult:
-        body = {"session_id": session_id, "rule_text": rule_text, "original_behavior": original_behavior,
-                "corrected_behavior": corrected_behavior, "correction_type": correction_type,
-                "seen_at": _iso(seen_at), "evidence_turn_ids": list(evidence_turn_ids), "confidence": confidence}
-        return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult, json=body)
+        return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult,
+                                json=_fields(CorrectionReport, locals()))
 
     async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
         _unsupported(at=at)
@@ -317,50 +316,53 @@ class AsyncClient:
             raise
 
 
-class Client:
-    """`AsyncClient`'s methods, synchronous (a private event loop in a background thread)."""
+class Client(Synchronous):
+    """`AsyncClient`'s methods, synchronous (a private event loop in a background thread); each is
+    `twin(AsyncClient.method)` (kg.synchronous), with its async twin's signature."""
 
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 60.0,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="kg-client-loop", daemon=True)
-        self._thread.start()
+        super().__init__("kg-client-loop")
         self._async = self._run(_make(base_url, api_key, timeout, transport))
-
-    def _run(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        if self._loop.is_running():
-            self._run(self._async.close())
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join()
-        self._loop.close()
+    open = twin(AsyncClient.open)
+    add_message = twin(AsyncClient.add_message)
+    add_turns = twin(AsyncClient.add_turns)
+    ingest = twin(AsyncClient.ingest)
+    remember = twin(AsyncClient.remember)
+    facts = twin(AsyncClient.facts)
+    history = twin(AsyncClient.history)
+    relate = twin(AsyncClient.relate)
+    relationships = twin(AsyncClient.relationships)
+    session = twin(AsyncClient.session)
+    sessions = twin(AsyncClient.sessions)
+    turns = twin(AsyncClient.turns)
+    close_session = twin(AsyncClient.close_session)
+    summaries = twin(AsyncClient.summaries)
+    search_turns = twin(AsyncClient.search_turns)
+    retrieve = twin(AsyncClient.retrieve)
+    search_sessions = twin(AsyncClient.search_sessions)
+    search_memories = twin(AsyncClient.search_memories)
+    recall = twin(AsyncClient.recall)
+    add_correction = twin(AsyncClient.add_correction)
+    confirm_rule = twin(AsyncClient.confirm_rule)
+    core_rules = twin(AsyncClient.core_rules)
+    corrections = twin(AsyncClient.corrections)
+    enqueue_job = twin(AsyncClient.enqueue_job)
+    jobs = twin(AsyncClient.jobs)
+    job = twin(AsyncClient.job)
+    retry_job = twin(AsyncClient.retry_job)
+    erase_session = twin(AsyncClient.erase_session)
+    erase_subject = twin(AsyncClient.erase_subject)
+    erase_namespace = twin(AsyncClient.erase_namespace)
 
 
 async def _make(*args: Any) -> AsyncClient:
     return AsyncClient(*args)  # httpx's client is created inside the loop that will use it
 
-
-def _synchronous(name: str) -> Callable[..., Any]:
-    method = getattr(AsyncClient, name)
-
-    @functools.wraps(method)
-    def call(self: Client, *args: Any, **kwargs: Any) -> Any:
-        return self._run(getattr(self._async, name)(*args, **kwargs))
-
-    return call
-
-
-for _name, _member in inspect.getmembers(AsyncClient, inspect.iscoroutinefunction):
-    if not _name.startswith("_") and _name not in ("close", "open"):
-        setattr(Client, _name, _synchronous(_name))
 
 __all__ = ["AccessDenied", "AsyncClient", "Client", "ClientError", "InvalidRequest", "NotFound", "ServerError",
            "Unavailable"]

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from kg.ingest.corrections.maintain import ClusterLabeler
     from kg.ingest.corrections.policy import CorrectionJudge
 
-log = logging.getLogger(__name__)
 
+log = logging.getLogger(__name__)
 
 class Engine:
     def __init__(self, settings: Settings | None = None) -> None:
@@ -53,13 +53,15 @@ class Engine:
         self._waiting = False  # started (`start`) before the database could be reached
         self._reopening: asyncio.Task[None] | None = None
 
-    async def open(self) -> None:
-        """Connect (starting the managed local Neo4j when no URI is configured), load the
-        embedder, apply pending migrations."""
+    async def open(self, warm: bool = False) -> None:
+        """Connect (starting the managed local Neo4j when no URI is configured), make the
+        embedder, apply pending migrations. `warm`: load the embedder's weights too, while the
+        connection is made (a service or `kg mcp` pays the load at start, not on its first search;
+        a one-shot command that embeds nothing does not pay it)."""
         if self._store is not None:
             return
         embedder_task = None if self._embedder is not None else \
-            asyncio.create_task(asyncio.to_thread(embedder_for, self.settings.embedding))
+            asyncio.create_task(asyncio.to_thread(_embedder, self.settings, warm))
         try:
             store = await Store.connect(self.settings)
         except BaseException:
@@ -81,20 +83,20 @@ class Engine:
         if llm_configured(self.settings):  # the three hooks left None get their LLM implementation
             self._install_llm_hooks()
 
-    async def start(self) -> None:
-        """`open`, for a service (`kg serve`, `kg mcp`): a database that cannot be reached yet (down,
-        or still starting) does not stop it. Until the database answers, every use of the store
-        raises `DatabaseUnreachable` at once (HTTP answers 503 with Retry-After, MCP a tool error
-        with the reason) and starts one attempt to open in the background."""
+    async def start(self, warm: bool = False) -> None:
+        """`open`, for a service (`kg serve`, the HTTP app): a database that cannot be reached yet
+        (down, or still starting) does not stop it. Until the database answers, every use of the
+        store raises `DatabaseUnreachable` at once (HTTP answers 503 with Retry-After, MCP a tool
+        error with the reason) and starts one attempt to open in the background."""
         try:
-            await self.open()
+            await self.open(warm)
         except Exception as exc:
             if not unavailable(exc) or isinstance(exc, StoreError) and not isinstance(exc, DatabaseUnreachable):
                 raise  # wrong credentials, another embedding space: waiting cannot help
             log.warning("%s; starting anyway: requests answer 'database unavailable' until it can be reached", exc)
             self._waiting = True
-            if self._embedder is None:  # loaded now, so that opening later only connects
-                self._embedder = await asyncio.to_thread(embedder_for, self.settings.embedding)
+            if self._embedder is None:  # made now, so that opening later only connects
+                self._embedder = await asyncio.to_thread(_embedder, self.settings, warm)
 
     async def _reopen(self) -> None:
         try:
@@ -104,6 +106,10 @@ class Engine:
         else:
             self._waiting = False
             log.warning("the database can be reached: serving")
+
+    async def warm(self) -> None:
+        """Load the embedder's weights now, off the event loop (a no-op when they are loaded)."""
+        await asyncio.to_thread(_load, self.embedder)
 
     def _install_llm_hooks(self) -> None:
         from kg.ingest.llm_judges import llm_hooks  # loads the LLM SDKs: only when an LLM is configured
@@ -184,11 +190,15 @@ class Engine:
         """The session summarizer: the engine's own `summarizer` hook, or the one
         `[memory.indexing] backend` chooses, closed afterwards."""
         from kg.ingest.summaries.llm import summarizer_for  # loads the LLM SDKs: only when summaries run
+        from kg.ingest.summaries.passes import passes_for
 
+        passes = passes_for(self.settings)  # [memory.indexing] passes = 3: passes 2 and 3 of closed sessions
         summarizer = self.summarizer or summarizer_for(self.settings, self.embedder, self.store)
         try:
-            yield SessionSummarizer(self.store, self.embedder, self.settings, summarizer)
+            yield SessionSummarizer(self.store, self.embedder, self.settings, summarizer, passes)
         finally:
+            if passes is not None:
+                await passes.aclose()
             close = getattr(summarizer, "aclose", None)
             if summarizer is not self.summarizer and close is not None:
                 await close()
@@ -205,3 +215,16 @@ class Engine:
     async def turns(self, namespace: str, session_id: str) -> list[Turn]:
         rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
         return [Turn.model_validate(native_props(r["turn"])) for r in rows]
+
+
+def _load(embedder: Embedder) -> None:
+    load = getattr(embedder, "load", None)  # remote embedders have nothing to load
+    if load is not None:
+        load()
+
+
+def _embedder(settings: Settings, warm: bool) -> Embedder:
+    embedder = embedder_for(settings.embedding)
+    if warm:
+        _load(embedder)
+    return embedder

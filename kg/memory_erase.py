@@ -16,9 +16,8 @@ from typing import Any, Iterable, Mapping
 from kg.core.facts_models import entity_key
 from kg.core.models import EraseScope, Erasure, check_namespace
 from kg.core.store import Tx
+from kg.access import LOCAL
 from kg.core.values import native
-
-LOCAL = "local"
 
 
 def target_hash(namespace: str, scope: EraseScope, target: str) -> str:

@@ -7,8 +7,9 @@ from kg.engine import Engine
 from datetime import datetime
 from typing import Iterable, Literal
 
-from kg.ingest.relationships import RelationshipWriter, end
+from kg.ingest.relationships import RelationshipWriter
 from kg.core.relationship_models import RelateResult, RelationshipView
+from kg.core.requests import RelationshipAssertion, RelationshipQuery
 from kg.queries import relationships as relationship_queries
 
 
@@ -35,12 +36,7 @@ class RelationshipsFacade(Engine):
         type (`works_for`, `married_to`, ... and `[memory.relationships]`), a new object ends the
         subject's previous one of that type from `valid_from`; other types end only by a retraction.
         Only the subject's edges of this type are ever touched."""
-        writer = RelationshipWriter(self.store, self.settings)
-        return await writer.relate(
-            namespace, end(namespace, subject, subject_type), type, end(namespace, object, object_type, "object"),
-            valid_from=valid_from, recorded_at=recorded_at, op=op, source=source,
-            evidence_turn_ids=evidence_turn_ids,
-        )
+        return await RelationshipWriter(self.store, self.settings).relate(namespace, RelationshipAssertion.of(locals()))
 
     async def relationships(
         self,
@@ -53,5 +49,4 @@ class RelationshipsFacade(Engine):
     ) -> list[RelationshipView]:
         """The subject's relationships (of `type`, or all) at valid time `as_of` (None: now) as
         believed at `known_at` (None: now); `include_ended` adds those ended by then."""
-        return await relationship_queries.relationships(self.store, namespace, subject, type, as_of, known_at,
-                                                        include_ended)
+        return await relationship_queries.relationships(self.store, namespace, RelationshipQuery.of(locals()))

@@ -10,8 +10,8 @@ from typing import Iterable
 from kg.core.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
-from kg.core.limits import check_session_id, check_text
 from kg.core.models import check_namespace
+from kg.core.requests import CorrectionReport
 from kg.queries import corrections as correction_queries
 
 
@@ -37,16 +37,11 @@ class RulesFacade(Engine):
         graduates the affected one. A session not stored yet is created. See docs/corrections.md."""
         from kg.ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
 
+        correction = CorrectionReport.of(locals())
         check_namespace(namespace)
-
-        check_session_id(session_id)
-        for field, text, most in (("rule_text", rule_text, 4000), ("original_behavior", original_behavior, 4000),
-                                  ("corrected_behavior", corrected_behavior, 4000)):
-            check_text(field, text, most)
         writer = CorrectionWriter(self.store, self.embedder, self.settings.memory.corrections, self.correction_judge,
                                   self.settings.memory.vectors)
-        return await writer.add(namespace, session_id, rule_text, original_behavior, corrected_behavior,
-                                correction_type, seen_at, evidence_turn_ids, confidence)
+        return await writer.add(namespace, correction)
 
     async def confirm_rule(self, namespace: str, correction_id: str, at: datetime | None = None) -> CorrectionView:
         """The user explicitly confirmed a correction: it becomes a rule (and decays slowly)."""

@@ -1,8 +1,9 @@
 """The rerank stage's models built from the settings (`[memory.retrieval.rerank]`).
 
-The cross-encoder and Voyage rerankers come from the read path alone; the LLM one asks through the
-write path's LLM client (instructor, transport retries, redaction) with the `rerank-v1` prompt, on
-the service `llm_service` names or, by default, the one extraction uses (`[memory.indexing] backend`).
+The cross-encoder and Voyage rerankers come from the read path alone; the LLM one asks the
+`rerank-v1` prompt (`kg.ingest.prompts.rerank`) through the foundation's `LLMAsker` (the one
+transport: instructor, retries, redaction, the usage meter), on the service `llm_service` names or,
+by default, the one extraction uses (`[memory.indexing] backend`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from pydantic import SecretStr
 
 from kg.core.config import LLMService, Settings
-from kg.queries.rerank import RERANK, LLMReranker, Reranker, local_reranker
+from kg.queries.rerank import LLMReranker, Reranker, local_reranker
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,9 @@ def reranker_source(settings: Settings) -> Callable[[str], Reranker | None]:
 
 
 def _llm_reranker(settings: Settings) -> Reranker | None:
-    from kg.ingest.llm_judges import LLMAsker, service_for  # loads the LLM SDKs: only when asked for
+    from kg.ingest.prompts.rerank import RERANK
+    from kg.core.llm import LLMTransport, service_for  # loads the LLM SDKs: only when asked for
+    from kg.core.llm_asker import LLMAsker
 
     rerank = settings.memory.retrieval.rerank
     if rerank.llm_service is not None:
@@ -43,13 +46,16 @@ def _llm_reranker(settings: Settings) -> Reranker | None:
         found: tuple[str, LLMService, SecretStr | None] | None = (
             rerank.llm_service, settings.llm.services[rerank.llm_service], None)
     else:
-        found = service_for(settings)
+        try:
+            found = service_for(settings)
+        except ValueError:  # an unknown backend: extraction reports it
+            found = None
     if found is None:
         log.warning("reranker 'llm' but extraction is offline and no llm_service is set: no rerank")
         return None
     name, service, key = found
     try:
-        asker = LLMAsker(name, service, RERANK, api_key=key)  # type: ignore[arg-type]
+        asker = LLMAsker(LLMTransport(name, service, api_key=key), RERANK)
     except ValueError as exc:  # no API key
         log.warning("reranker 'llm' not available: %s", exc)
         return None

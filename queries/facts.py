@@ -17,6 +17,7 @@ from typing import Any, Mapping
 from kg.core.memory_settings import ConfidenceSettings
 from kg.core.facts_models import FactStatus, FactView, entity_key, predicate_key
 from kg.core.models import as_utc
+from kg.core.requests import FactHistoryQuery, FactQuery
 from kg.core.store import Store
 from kg.core.values import native_props
 from kg.queries.confidence import score
@@ -52,46 +53,31 @@ def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None, cfg: 
     })
 
 
-async def facts(
-    store: Store,
-    cfg: ConfidenceSettings,
-    namespace: str,
-    subject: str,
-    predicate: str | None = None,
-    as_of: datetime | None = None,
-    known_at: datetime | None = None,
-    include_superseded: bool = False,
-) -> list[FactView]:
+async def facts(store: Store, cfg: ConfidenceSettings, namespace: str, query: FactQuery) -> list[FactView]:
     """The subject's facts holding at `as_of` (None: now) in the belief at `known_at` (None: now);
     with `include_superseded`, also those that had ended by `as_of` (confidence 0). Marks them read."""
+    subject, predicate, as_of, known_at = query.subject, query.predicate, query.as_of, query.known_at
     now = datetime.now(timezone.utc)
     at = as_utc(as_of) if as_of is not None else now
     known = as_utc(known_at) if known_at is not None else None
     rows = await store.write(
         "queries/facts_at", namespace=namespace, subject_key=entity_key(subject),
         predicate=predicate_key(predicate) if predicate is not None else None,
-        as_of=at, known_at=known, include_superseded=include_superseded, now=now,
+        as_of=at, known_at=known, include_superseded=query.include_superseded, now=now,
         read_until=min(at, known) if known is not None else at,
     )
     return [_view(r, at, known, cfg) for r in rows]
 
 
-async def history(
-    store: Store,
-    cfg: ConfidenceSettings,
-    namespace: str,
-    subject: str,
-    predicate: str | None = None,
-    known_at: datetime | None = None,
-    include_expired: bool = False,
-) -> list[FactView]:
+async def history(store: Store, cfg: ConfidenceSettings, namespace: str, query: FactHistoryQuery) -> list[FactView]:
     """Every interval of the subject's facts believed at `known_at` (None: now), in valid-time order,
     each with the fact that superseded it; `include_expired` adds the versions belief replaced."""
+    predicate, known_at = query.predicate, query.known_at
     now = datetime.now(timezone.utc)
     known = as_utc(known_at) if known_at is not None else None
     rows = await store.read(
-        "queries/facts_history", namespace=namespace, subject_key=entity_key(subject),
+        "queries/facts_history", namespace=namespace, subject_key=entity_key(query.subject),
         predicate=predicate_key(predicate) if predicate is not None else None,
-        known_at=known, include_expired=include_expired,
+        known_at=known, include_expired=query.include_expired,
     )
     return [_view(r, now, known, cfg) for r in rows]

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 from kg.core.facts_models import entity_key, predicate_key
 from kg.core.models import as_utc
 from kg.core.relationship_models import RelationshipStatus, RelationshipView
+from kg.core.requests import RelationshipQuery
 from kg.core.store import Store
 from kg.core.values import native_props
 
@@ -34,22 +35,15 @@ def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None) -> Re
     })
 
 
-async def relationships(
-    store: Store,
-    namespace: str,
-    subject: str,
-    type: str | None = None,
-    as_of: datetime | None = None,
-    known_at: datetime | None = None,
-    include_ended: bool = False,
-) -> list[RelationshipView]:
+async def relationships(store: Store, namespace: str, query: RelationshipQuery) -> list[RelationshipView]:
     """The subject's relationships (of `type`, or all) holding at `as_of` (None: now) in the belief
     at `known_at` (None: now); with `include_ended`, also those that had ended by `as_of`."""
+    as_of, known_at, type = query.as_of, query.known_at, query.type
     at = as_utc(as_of) if as_of is not None else datetime.now(timezone.utc)
     known = as_utc(known_at) if known_at is not None else None
     rows = await store.read(
-        "queries/relationships_at", namespace=namespace, subject_key=entity_key(subject),
+        "queries/relationships_at", namespace=namespace, subject_key=entity_key(query.subject),
         relation=predicate_key(type) if type is not None else None, as_of=at, known_at=known,
-        include_ended=include_ended,
+        include_ended=query.include_ended,
     )
     return [_view(r, at, known) for r in rows]

@@ -4,7 +4,7 @@ passage together.
     none           the fused order as it is (free)
     cross-encoder  a sentence-transformers `CrossEncoder`, local CPU (`CrossEncoderReranker`)
     voyage         the Voyage rerank API, one request per query (`VoyageReranker`)
-    llm            a listwise rerank by an LLM, one call per query (`LLMReranker`, prompt `rerank-v1`)
+    llm            a listwise rerank by an LLM, one call per query (`LLMReranker`, prompt `rerank-v1` in `kg.ingest.prompts.rerank`)
 
 A reranker only orders: `Reranker.order(query, passages)` gives passage indices, best first.
 `rerank()` applies one to a list of turn ids and falls back to the fused order, with a logged
@@ -17,12 +17,9 @@ import asyncio
 import logging
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Protocol
-
-from pydantic import BaseModel, Field
 
 from kg.core.memory_settings import RerankSettings
 from kg.core.models import Turn
@@ -30,8 +27,6 @@ from kg.core.extras import MissingExtra, require
 
 log = logging.getLogger(__name__)
 
-RERANK_V1 = "rerank-v1"
-Messages = list[dict[str, str]]
 _KEYLIKE = re.compile(r"\b(?:pa|al|sk)-[A-Za-z0-9_\-*.]{6,}")
 
 
@@ -158,49 +153,21 @@ class VoyageReranker:
 
 # -- llm (listwise) ------------------------------------------------------------------------------
 
-class RerankOrder(BaseModel):
-    """The passages' numbers, most relevant to the question first."""
-
-    order: list[int] = Field(description="Passage numbers, most relevant first; each number once. "
-                                         "Numbers of passages that do not help may be left out.")
-
-
-_RERANK_SYSTEM_V1 = """\
-You rank passages from an AI assistant's long-term memory of its conversations. Given a question \
-and numbered passages (turns of past conversations, each with its speaker), order the passage \
-numbers from the one that best helps to answer the question to the least helpful. Use only the \
-numbers shown."""
-
-
-def rerank_v1(query: str, passages: Sequence[str]) -> Messages:
-    lines = [f"Question: {query}", "", "Passages:"]
-    lines += [f"[{i}] " + " ".join(p.split()) for i, p in enumerate(passages, start=1)]
-    lines += ["", "Order the passage numbers, most helpful first."]
-    return [{"role": "system", "content": _RERANK_SYSTEM_V1}, {"role": "user", "content": "\n".join(lines)}]
-
-
-@dataclass(frozen=True)
-class RerankPrompt:
-    version: str
-    build: Callable[..., Messages]
-    response_model: type[BaseModel]
-
-
-RERANK = RerankPrompt(RERANK_V1, rerank_v1, RerankOrder)
-
-
 class StructuredAsker(Protocol):
-    """One structured LLM question (the write path's LLM client, given by the door): the answer,
-    or None when it failed after its retries."""
+    """One structured LLM question (`kg.core.llm_asker.LLMAsker` with the `rerank-v1` prompt, given
+    by the engine): the answer, or None when it failed after its retries."""
+
+    prompt_version: str
 
     async def ask(self, *args: Any, max_tokens: int = ...) -> Any | None: ...
 
 
 class LLMReranker:
-    """Listwise: numbered passages in, an ordered list of numbers out (prompt `rerank-v1`)."""
+    """Listwise: numbered passages in, an ordered list of numbers out (the asker's prompt, `rerank-v1`:
+    passage numbers from 1)."""
 
     def __init__(self, asker: StructuredAsker, name: str, max_passage_chars: int = 500) -> None:
-        self.name = f"llm:{name}:{RERANK_V1}"
+        self.name = f"llm:{name}:{asker.prompt_version}"
         self._asker = asker
         self._max_chars = max_passage_chars
 

@@ -14,6 +14,10 @@ Small namespaces are searched by exact cosine (the index over-fetch would mostly
 tenants' turns), over their vectors cached in memory (`kg.queries.vectors`); large ones by the HNSW
 index, with stage 2 exact inside the chosen sessions.
 
+With tracing on, a search is a span (`retrieval`) with its stages below it: `retrieval.lists` (the
+ranked lists, stage 1's summary lists among them), `retrieval.stage2`, `retrieval.rerank` and
+`retrieval.degraded`, each holding its statements' and embedder calls' spans.
+
 While the primary embedder is down (`[embedding] fallback`), a search embeds the query with the
 fallback and fuses its dense list over the fallback vectors with BM25, whatever the recipe, and says
 so (`Retrieval.degraded`).
@@ -32,10 +36,11 @@ from kg.core.embedding_fallback import FallbackChain
 from kg.core.embeddings import Embedder, embed_async
 from kg.core.models import Turn, as_utc
 from kg.core.store import Store
+from kg.core.telemetry import span
 from kg.queries import candidates as cand
 from kg.queries.analysis import TimeWindow, content_terms, named, time_window
 from kg.queries.fusion import best_per_group, group_scores, ranking, rrf
-from kg.queries.recipes import Key, Method, Recipe
+from kg.queries.recipes import RECIPES, Key, Method, Recipe
 from kg.queries.rerank import Reranker, local_reranker, passage, rerank
 from kg.queries.session_signals import session_signals
 from kg.queries.turns import lucene_escape
@@ -99,6 +104,18 @@ class Retriever:
         so a caller can read them while stage 2 runs (recall hydrates their summaries)."""
         if k < 1:
             raise ValueError("k must be at least 1")
+        named_recipe = recipe.name if recipe.name in RECIPES else "custom"  # a span holds names of code only
+        with span("retrieval", (("kg.recipe", named_recipe), ("kg.k", k))) as traced:
+            found = await self._search(namespace, query, k, recipe, as_of, vector, on_sessions)
+            traced.set("kg.retrieval.turns", len(found.turns))
+            if found.degraded is not None:
+                traced.set("kg.retrieval.degraded", True)
+            return found
+
+    async def _search(
+        self, namespace: str, query: str, k: int, recipe: Recipe, as_of: datetime | None,
+        vector: list[float] | None, on_sessions: Callable[[list[str]], None] | None,
+    ) -> Retrieval:
         as_of = as_utc(as_of) if as_of is not None else None
         window = time_window(query, as_of or datetime.now(timezone.utc)) if recipe.boosts.time else None
         dense = any(m == "vector" for m, _ in recipe.lists)
@@ -142,7 +159,8 @@ class Retriever:
                 jobs["summary:vector"] = summary_job("vector")
             if window is not None:
                 jobs["window"] = cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days)
-        done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
+        with span("retrieval.lists", (("kg.retrieval.lists", len(jobs)), ("kg.retrieval.exact", exact))):
+            done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
         lists: list[list[cand.Candidate]] = [done[(m, key)] for m, key in recipe.lists]
         pool = {c.id: c for ranked in lists for c in ranked}
         signals = await self._signals(namespace, pool, recipe)
@@ -152,7 +170,8 @@ class Retriever:
             order = ranking(scores)
             hydrated: dict[str, Turn] = {}
             if recipe.reranker != "none":
-                order, hydrated = await self._reranked(query, order, scores, recipe)
+                with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
+                    order, hydrated = await self._reranked(query, order, scores, recipe)
             sessions = _first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated)
 
@@ -172,7 +191,9 @@ class Retriever:
 
         hydrated = {}
         if not exact and dense and top_sessions:
-            lists, hydrated = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth, as_of)
+            with span("retrieval.stage2", (("kg.retrieval.sessions", len(top_sessions)),)):
+                lists, hydrated = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth,
+                                                           as_of)
             pool.update({c.id: c for ranked in lists for c in ranked})
             session_of = {c.id: c.session_id for c in pool.values()}
             signals.update(await self._signals(namespace, pool, recipe, known=signals))
@@ -182,7 +203,8 @@ class Retriever:
                  for t, v in scores.items() if session_of[t] in rank_of}
         order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)
         if recipe.reranker != "none":
-            order, read = await self._reranked(query, order, final, recipe, hydrated)
+            with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
+                order, read = await self._reranked(query, order, final, recipe, hydrated)
             hydrated.update(read)
         order = order[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
@@ -194,10 +216,11 @@ class Retriever:
         vectors, so the recipe's lists give way to those and BM25, fused; no summaries, no rerank."""
         depth = max(self.settings.index_candidates, k)
         fetch = cand.overfetch(depth, size, total)
-        lists = await asyncio.gather(
-            cand.fallback_turn_list(self.store, namespace, vector=vector, depth=depth, fetch=fetch, as_of=as_of),
-            cand.turn_list(self.store, "fulltext", "turn", namespace, vector=None, lucene=lucene, depth=depth,
-                           exact=False, as_of=as_of, alone=0 < size == total))
+        with span("retrieval.degraded"):
+            lists = await asyncio.gather(
+                cand.fallback_turn_list(self.store, namespace, vector=vector, depth=depth, fetch=fetch, as_of=as_of),
+                cand.turn_list(self.store, "fulltext", "turn", namespace, vector=None, lucene=lucene, depth=depth,
+                               exact=False, as_of=as_of, alone=0 < size == total))
         pool = {c.id: c for ranked in lists for c in ranked}
         scores = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k)
         order = ranking(scores)[:k]

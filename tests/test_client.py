@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any, AsyncIterator
 
@@ -34,10 +33,8 @@ async def door(request: pytest.FixtureRequest, memory: AsyncMemory) -> AsyncIter
 
 
 @pytest.fixture
-async def ns(memory: AsyncMemory) -> AsyncIterator[str]:
-    namespace = f"test-{uuid.uuid4().hex[:12]}"
-    yield namespace
-    await memory.delete_namespace(namespace)
+def ns(namespace: str) -> str:
+    return namespace  # conftest's: a fresh namespace, deleted afterwards
 
 
 def plain(model: Any, *drop: str) -> Any:

@@ -20,7 +20,8 @@ from kg.ingest.extraction.models import (
     ExtractionResult,
 )
 from kg.ingest.extraction.offline import OfflineExtractor, extract_offline
-from kg.ingest.extraction.prompts import EXTRACT, EXTRACT_V1, PROMPTS, extract_v1
+from kg.ingest.prompts.extraction import EXTRACT, EXTRACT_V1, extract_v1
+from kg.ingest.prompts.registry import PROMPTS, prompt, versions
 from kg.core.memory_settings import IndexingSettings
 from tests.extraction_samples import T0, chunk, turns  # noqa: F401 - fixture
 
@@ -60,9 +61,18 @@ def test_prompt_v1_is_pure_and_shows_ids_speakers_times(chunk: ChunkInput) -> No
     user = messages[1]["content"]
     assert '<turn id="t3" role="user" speaker="Dana" ts="2024-05-01T09:01:10+00:00">' in user
     assert "No, use uv instead of pip." in user
-    assert PROMPTS[EXTRACT_V1] is EXTRACT and EXTRACT.response_model is ExtractionResult
+    assert PROMPTS["extract"] is EXTRACT is prompt("extract") and EXTRACT.response_model is ExtractionResult
+    assert versions()["extract"] == EXTRACT_V1
     split = chunk.model_copy(update={"chunk_index": 1, "chunk_count": 3})
     assert "part 2 of 3" in extract_v1(split)[1]["content"]
+
+
+def test_the_registry_holds_every_prompt_once_by_its_name() -> None:
+    assert len(PROMPTS) == 12 and len(set(versions().values())) == 12
+    assert all(v == f"{name}-v1" for name, v in versions().items())
+    assert {p.purpose for p in PROMPTS.values()} >= {"extraction", "session", "signals", "quality", "rerank"}
+    with pytest.raises(KeyError, match="known: adjudicate"):
+        prompt("summarise")
 
 
 # --- chunking ------------------------------------------------------------------------------

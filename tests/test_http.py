@@ -15,7 +15,6 @@ import uvicorn
 
 from kg import AsyncMemory
 from kg.access import key_digest
-from kg.http import common as http_common
 from kg.http import create_app
 from tests.http_client import api, msg, running, settings_with  # noqa: F401 - fixture
 
@@ -181,18 +180,18 @@ async def test_a_key_for_namespace_a_can_never_read_b(keyed: tuple[httpx.AsyncCl
         assert r.status_code == 200, r.text
         await client.post(f"/v1/namespaces/{ns}/facts", headers={"X-API-Key": key},
                           json={"subject": "user", "predicate": "secret", "object": ns})
-    scoped = [r for r in http_common.scoped.routes if r.path.startswith("/v1/namespaces/{namespace}")]
+    scoped = [(method.upper(), path) for path, operations in create_app(settings_with(keys={})).openapi()["paths"].items()
+              if path.startswith("/v1/namespaces/{namespace}") for method in operations]
     assert len(scoped) >= 8
-    paths = {r.path.removeprefix("/v1/namespaces/{namespace}") for r in scoped}
+    paths = {path.removeprefix("/v1/namespaces/{namespace}") for _, path in scoped}
     assert {"/sessions/{session_id}/close", "/sessions/{session_id}/summaries", "/search/sessions",
             "/search/memories", "/recall"} <= paths  # the new retrieval routes are checked below too
-    for route in scoped:
-        for method in route.methods - {"HEAD"}:
-            path = route.path.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1", subject="user")
-            r = await client.request(method, path, headers={"X-API-Key": KEY_A},
-                                     params={"q": "secret", "subject": "user"},
-                                     json={"messages": [msg("x")], "subject": "s", "predicate": "p", "object": "o"})
-            assert r.status_code == 403 and r.json()["error"] == "forbidden", (method, path, r.text)
+    for method, template in scoped:
+        path = template.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1", subject="user")
+        r = await client.request(method, path, headers={"X-API-Key": KEY_A},
+                                 params={"q": "secret", "subject": "user"},
+                                 json={"messages": [msg("x")], "subject": "s", "predicate": "p", "object": "o"})
+        assert r.status_code == 403 and r.json()["error"] == "forbidden", (method, path, r.text)
     hits = (await client.get(f"/v1/namespaces/{a}/search", headers={"X-API-Key": KEY_A},
                              params={"q": "secret", "k": 50})).json()
     assert hits and all(h["turn"]["namespace"] == a for h in hits)
@@ -247,3 +246,24 @@ async def test_real_uvicorn_on_loopback(memory: AsyncMemory, namespace: str) -> 
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
+
+
+def test_the_app_includes_every_route_modules_router_once() -> None:
+    """Routes register through routers that `create_app` includes, not on shared ones as a side effect
+    of importing a module: every module's router is in the app, and a second app does not add up."""
+    import importlib
+    import pkgutil
+
+    from fastapi import APIRouter
+    from fastapi.routing import APIRoute
+
+    import kg.http
+
+    routers = [r for info in pkgutil.iter_modules(kg.http.__path__)
+               for r in vars(importlib.import_module(f"kg.http.{info.name}")).values() if isinstance(r, APIRouter)]
+    declared = sorted((m.lower(), route.path) for r in routers for route in r.routes
+                      if isinstance(route, APIRoute) for m in route.methods)
+    assert len(declared) > 25
+    for _ in range(2):
+        paths = create_app(settings_with(keys={})).openapi()["paths"]
+        assert sorted((m, p) for p, operations in paths.items() for m in operations) == declared

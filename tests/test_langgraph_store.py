@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import uuid
-from typing import AsyncIterator, Iterator
+from typing import Iterator
 
 import pytest
 
@@ -23,10 +23,8 @@ def sync_memory() -> Iterator[Memory]:
 
 
 @pytest.fixture
-async def store_ns(memory: AsyncMemory) -> AsyncIterator[str]:
-    namespace = f"test-{uuid.uuid4().hex[:12]}"
-    yield namespace
-    await memory.delete_namespace(namespace)
+def store_ns(namespace: str) -> str:
+    return namespace  # conftest's: a fresh namespace, deleted afterwards
 
 
 async def count(memory: AsyncMemory, namespace: str) -> int:

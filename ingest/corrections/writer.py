@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from kg.ingest.corrections.normalize import normalize
 from kg.ingest.corrections.policy import (
@@ -30,6 +30,7 @@ from kg.core.correction_models import CORRECTION_TYPES, CorrectionResult, Correc
 from kg.core.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
 from kg.core.embeddings import Embedder, embed_async
 from kg.core.models import as_utc
+from kg.core.requests import CorrectionReport
 from kg.core.store import Store, Tx
 from kg.core.values import native
 
@@ -53,29 +54,16 @@ class CorrectionWriter:
         self.judge = judge
         self.vectors = vectors or VectorSearchSettings()
 
-    async def add(
-        self,
-        namespace: str,
-        session_id: str,
-        rule_text: str,
-        original_behavior: str | None = None,
-        corrected_behavior: str | None = None,
-        correction_type: str = "preference",
-        seen_at: datetime | None = None,
-        evidence_turn_ids: Iterable[str] = (),
-        confidence: float | None = None,
-        *,
-        tx: Tx | None = None,
-        provenance: Mapping[str, Any] | None = None,
-    ) -> CorrectionResult:
+    async def add(self, namespace: str, correction: CorrectionReport, *, tx: Tx | None = None,
+                  provenance: Mapping[str, Any] | None = None) -> CorrectionResult:
         """`tx`: write in the caller's transaction (post-session indexing) instead of a new one;
         `provenance`: extra properties for a new correction (extractor, model, prompt_version)."""
+        session_id, rule_text, correction_type = correction.session_id, correction.rule_text, correction.correction_type
+        seen_at, confidence = correction.seen_at, correction.confidence
         if correction_type not in CORRECTION_TYPES:
             raise ValueError(f"correction_type must be one of {CORRECTION_TYPES}, got {correction_type!r}")
         if not session_id or not session_id.strip():
             raise ValueError("a correction needs the id of the session it was stated in")
-        if confidence is not None and not 0 < confidence <= 1:
-            raise ValueError("confidence must be in (0, 1]")
         text = " ".join(rule_text.split())
         key = normalize(text)
         if not key:
@@ -83,10 +71,11 @@ class CorrectionWriter:
         seen = as_utc(seen_at) if seen_at is not None else datetime.now(timezone.utc)
         candidate = Candidate(text, key, session_id, seen, correction_type)
         [vector] = await embed_async(self.embedder, [key])
-        turn_ids = list(dict.fromkeys(evidence_turn_ids))
+        turn_ids = list(dict.fromkeys(correction.evidence_turn_ids))
         props = {
             "namespace": namespace, "correction_type": correction_type, "rule_text": text, "rule_key": key,
-            "original_behavior": _clean(original_behavior), "corrected_behavior": _clean(corrected_behavior),
+            "original_behavior": _clean(correction.original_behavior),
+            "corrected_behavior": _clean(correction.corrected_behavior),
             "confidence": confidence if confidence is not None else confidence_for(correction_type, self.cfg),
             "half_life_days": half_life_for(correction_type, self.cfg), "embedding_model": self.embedder.name,
             **(provenance or {}),

@@ -2,7 +2,7 @@
 decisions out, one structured answer per chunk.
 
 - `models`: `ChunkInput` (what is read) and `ExtractionResult` (the answer) with their validators;
-- `prompts`: versioned prompt functions, each paired with its response model;
+- the prompts (`extract-v1`, `session-v1`) are in `kg.ingest.prompts.extraction`, with every other one;
 - `chunking`: one request per session, or overlapping chunks for long ones, and `merge`;
 - `offline`: the deterministic, no-network extractor;
 - `llm`: the instructor backends (Anthropic, OpenAI-compatible) and `extractor_for(settings)`;

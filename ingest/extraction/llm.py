@@ -16,9 +16,10 @@ from pydantic import SecretStr
 from kg.ingest.extraction.extractor import ExtractionFailed, Usage
 from kg.ingest.extraction.models import ChunkInput, ExtractionResult
 from kg.ingest.extraction.offline import OfflineExtractor
-from kg.ingest.extraction.prompts import EXTRACT, Prompt
+from kg.ingest.prompts.extraction import EXTRACT
 from kg.core.config import LLMService, Settings
 from kg.core.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
+from kg.core.llm_asker import Prompt
 
 log = logging.getLogger(__name__)
 

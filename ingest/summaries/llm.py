@@ -16,10 +16,11 @@ from kg.ingest.extraction.chunking import chunks_for
 from kg.ingest.extraction.extractor import ExtractionFailed
 from kg.ingest.extraction.llm import LLMExtractor, extractor_for
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn
-from kg.ingest.extraction.session import SESSION_V1, CachedExtractor
+from kg.ingest.extraction.session import CachedExtractor
 from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
 from kg.ingest.summaries.offline import OfflineSummarizer
-from kg.ingest.summaries.prompts import ROLLUP, SUMMARIZE, parts_chunk
+from kg.ingest.prompts.extraction import SESSION_V1
+from kg.ingest.prompts.summaries import ROLLUP, SUMMARIZE, parts_chunk
 from kg.core.config import Settings
 from kg.core.embeddings import Embedder
 from kg.core.store import Store

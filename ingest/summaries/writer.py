@@ -8,6 +8,8 @@ version replaces the current one of its slot: version + 1, the old one expired a
 With an LLM, an open session's summary is kept current by the offline (extractive) summarizer;
 the LLM summarizes it when it closes, or while open at most every `[session]
 llm_summary_every_messages` turns (docs/llm-cost.md). The calls are added to the session node.
+With `[memory.indexing] passes = 3`, a closed session's summary (pass 1) then gets the signals of
+passes 2 and 3 (`kg.ingest.summaries.passes`), unless it holds current ones.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from kg.ingest.extraction.models import ChunkTurn
 from kg.ingest.summaries.keys import context_texts
 from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
 from kg.ingest.summaries.offline import OfflineSummarizer
+from kg.ingest.summaries.passes import Passes, stale
 from kg.ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 from kg.ingest.turn_keys import attachment_text, stored_attachments
 from kg.core.config import Settings
@@ -35,8 +38,11 @@ DUE_PAGE = 500
 
 
 class SessionSummarizer:
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings, summarizer: Summarizer) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings, summarizer: Summarizer,
+                 passes: Passes | None = None) -> None:
+        """`passes`: passes 2 and 3 of the enrichment, run when a session closes (`passes_for`)."""
         self.store = store
+        self.passes = passes
         self.embedder = embedder
         self.settings = settings
         self.summarizer = summarizer
@@ -87,6 +93,8 @@ class SessionSummarizer:
         run = _Run(self, chosen, namespace, session_id, turns, vectors, current, now, open_)
         with metering() as meter:
             summary = await run.session_summary()
+            if not open_ and self.passes is not None:
+                summary = await self._enrich(namespace, session_id, turns, summary)
         if meter.calls:
             await self.store.write("queries/session_add_llm_usage", namespace=namespace, session_id=session_id,
                                    **meter.totals())
@@ -97,6 +105,19 @@ class SessionSummarizer:
             now=now, version=summary.version, speakers=sorted({t.speaker for t in turns if t.speaker}),
         )
         return summary
+
+    async def _enrich(self, namespace: str, session_id: str, turns: list[ChunkTurn], summary: Summary) -> Summary:
+        """Passes 2 and 3 on the session summary (pass 1), unless it holds their current signals."""
+        assert self.passes is not None
+        if not stale(self.passes, summary):
+            return summary
+        found = await self.passes.enrich(session_id, turns, summary)
+        if found is None:
+            return summary
+        signals, quality = found
+        rows = await self.store.write("queries/summary_set_signals", namespace=namespace, id=summary.id,
+                                      signals=signals.model_dump_json(), quality=quality)
+        return summary_from_props(rows[0]["summary"]) if rows else summary
 
     async def _summarizer(self, namespace: str, session_id: str, count: int, open_: bool) -> Summarizer:
         """Closed: the summarizer. Open: the LLM's (live) one when `llm_summary_every_messages`

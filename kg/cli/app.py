@@ -239,15 +239,18 @@ def mcp(
                                                   help="Namespaces the tools may use (repeatable); default all."),
 ) -> None:
     """Serve the memory tools to an MCP client over stdio (streamable HTTP: /mcp of the HTTP API)."""
-    from kg.core.embeddings import EmbeddingError
-    from kg.core.neo4j_local import LocalServerError
-    from kg.core.store import StoreError
-
     from kg.mcp.server import run_stdio
 
     try:
         run_stdio(load_settings(), namespace or ())
-    except (LocalServerError, StoreError, EmbeddingError) as exc:
+    except Exception as exc:
+        # imported only now: the driver loads after `initialize` is answered (kg.mcp.server)
+        from kg.core.embeddings import EmbeddingError
+        from kg.core.neo4j_local import LocalServerError
+        from kg.core.store import StoreError
+
+        if not isinstance(exc, (LocalServerError, StoreError, EmbeddingError)):
+            raise
         err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
 

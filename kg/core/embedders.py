@@ -34,7 +34,7 @@ class VoyageEmbedder:
             raise EmbeddingError("embedding.provider is 'voyage' but no VOYAGE_API_KEY is set")
         self.name = f"voyage/{settings.voyage_model}"
         self._model = settings.voyage_model
-        self._batch = min(settings.batch_size, 128)
+        self._batch = min(settings.batch_size or 128, 128)
         self._dim = VOYAGE_DIMS.get(settings.voyage_model)
         self._client = voyageai.Client(api_key=settings.voyage_api_key.get_secret_value(), max_retries=0,
                                        timeout=settings.timeout_ms / 1000, base_url=settings.voyage_base_url)

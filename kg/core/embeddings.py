@@ -12,10 +12,9 @@ threads of their own, never on the event loop's shared pool.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Protocol, Sequence
 
-from kg.core.telemetry import embed_done
+from kg.core.telemetry import embedding
 
 
 
@@ -44,14 +43,11 @@ async def embed_async(embedder: TextEmbedder, texts: Sequence[str]) -> list[list
     query's embedding queued behind them for seconds (`bench.load`)."""
     if not texts:
         return []
-    started = time.perf_counter()
-    submit = getattr(embedder, "submit", None)
-    if submit is not None:
-        vectors = await asyncio.wrap_future(submit(texts))
-    else:
-        vectors = await asyncio.to_thread(embedder.embed, texts)
-    embed_done("query" if len(texts) <= QUERY_TEXTS else "batch", time.perf_counter() - started)
-    return vectors
+    with embedding("query" if len(texts) <= QUERY_TEXTS else "batch", len(texts)):
+        submit = getattr(embedder, "submit", None)
+        if submit is not None:
+            return await asyncio.wrap_future(submit(texts))
+        return await asyncio.to_thread(embedder.embed, texts)
 
 
 QUERY_TEXTS = 4  # calls with this many texts or fewer are queries: embedded on a thread of their own

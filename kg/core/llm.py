@@ -11,7 +11,8 @@ When both are spent, `LLMFailed` is raised with the reason, redacted: API keys n
 line or an error message.
 
 Every answered request is recorded as an `LLMCall` (purpose, model, prompt version, tokens,
-latency) in the meters of `kg.core.llm_usage` open around the work (a job, an indexing run).
+latency) in the meters of `kg.core.llm_usage` open around the work (a job, an indexing run); with
+tracing on, each `ask` is a span (`llm <purpose>`) holding the model, the requests and the tokens.
 `service_for(settings)` is the "auto" backend rule, written once.
 """
 
@@ -31,6 +32,7 @@ from pydantic import SecretStr, ValidationError
 
 from kg.core.config import LLMService, Settings, api_key_from_env
 from kg.core.llm_usage import LLMCall, UsageMeter, add_usage, metering, record
+from kg.core.telemetry import span
 
 if TYPE_CHECKING:  # the SDKs load with the first transport, never with `import kg` (a CLI's --help)
     import anthropic
@@ -138,6 +140,21 @@ class LLMTransport:
         if s.temperature is not None and s.provider == "openai":
             options["temperature"] = s.temperature  # anthropic 2.x has no sampling knobs
         attempt_hooks = _Attempt(purpose, self.model, prompt_version)
+        attributes = (("gen_ai.operation.name", "chat"), ("gen_ai.provider.name", s.provider),
+                      ("gen_ai.request.model", self.model), ("kg.llm.purpose", purpose),
+                      ("kg.prompt_version", prompt_version))
+        with span(f"llm {purpose}", attributes) as traced:
+            try:
+                return await self._attempts(attempt_hooks, response_model, messages, context, options)
+            finally:
+                traced.set("kg.llm.requests", attempt_hooks.requests)
+                traced.set("gen_ai.usage.input_tokens", sum(c.input_tokens for c in attempt_hooks.calls))
+                traced.set("gen_ai.usage.output_tokens", sum(c.output_tokens for c in attempt_hooks.calls))
+
+    async def _attempts(self, attempt_hooks: _Attempt, response_model: type[Any],
+                        messages: Messages | Callable[[], Messages], context: dict[str, Any] | None,
+                        options: dict[str, Any]) -> tuple[Any, list[LLMCall]]:
+        s, purpose = self.service, attempt_hooks.purpose
         attempts = s.transport_retries + 1
         for attempt in range(1, attempts + 1):
             try:

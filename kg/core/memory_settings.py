@@ -18,6 +18,10 @@ class IndexingSettings(Section):
     chunk_token_budget: int = Field(6000, ge=200)
     chunk_overlap: float = Field(0.15, ge=0, lt=0.5)
     max_failures: int = Field(5, ge=1)  # a session whose extraction failed this often is left to `kg index --session`
+    # 1: the session call alone (at most 2 calls for a closed 100-turn session); 3: then the signals
+    # (pass 2) and the quality (pass 3) of each closed session, 2 calls more (docs/extraction.md)
+    passes: Literal[1, 3] = 1
+    quality_service: str | None = None  # pass 3's service in [llm.services]; None: the backend's
 
 
 class ConfidenceSettings(Section):

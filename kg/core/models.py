@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from kg.core.limits import MAX_CHARS, SessionId, Timestamp, UnicodeText
+from kg.core.limits import MAX_CHARS, SessionId, Timestamp, UnicodeText, unicode_problem
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
@@ -37,6 +37,18 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
+def _not_blank(value: str, info: ValidationInfo) -> str:
+    if not value.strip():
+        raise ValueError(f"{info.field_name} is blank")
+    if problem := unicode_problem(value):
+        raise ValueError(problem)
+    return value
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+"""Text with something beside whitespace, and Unicode (no lone surrogate); refused naming its field."""
+
+
 ATTACHMENTS_MAX = 16
 ATTACHMENT_CAPTION_MAX_CHARS = 2000
 
@@ -49,15 +61,9 @@ class Attachment(BaseModel):
 
     kind: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.+/\-]+$",
                       description="image, file, audio, link, a MIME type...")
-    caption: UnicodeText = Field(min_length=1, max_length=ATTACHMENT_CAPTION_MAX_CHARS)
+    caption: NonBlank = Field(min_length=1, max_length=ATTACHMENT_CAPTION_MAX_CHARS)
     url: UnicodeText | None = Field(default=None, min_length=1, max_length=2048)
 
-    @field_validator("caption")
-    @classmethod
-    def _caption_not_blank(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("caption is blank")
-        return v
 
 
 def attachment_columns(attachments: list[Attachment]) -> dict[str, list[str] | None]:
@@ -85,7 +91,7 @@ class Message(BaseModel):
 
     namespace: str
     role: Role
-    text: UnicodeText = Field(min_length=1)
+    text: NonBlank = Field(min_length=1)
     ts: Timestamp
     speaker: UnicodeText | None = Field(default=None, max_length=MAX_CHARS["speaker"])
     session_id: SessionId | None = None
@@ -104,12 +110,6 @@ class Message(BaseModel):
     def _utc(cls, v: datetime) -> datetime:
         return as_utc(v)
 
-    @field_validator("text")
-    @classmethod
-    def _not_blank(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("text is blank")
-        return v
 
 
 class Turn(BaseModel):

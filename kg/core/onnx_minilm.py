@@ -19,6 +19,8 @@ same whatever the padding. Every door therefore embeds the same query to the sam
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
 import logging
 import os
@@ -57,7 +59,7 @@ class OnnxMiniLM:
             raise EmbeddingError(f"the local embedder ships {MODEL} only, not {settings.local_model!r}; "
                                  "other models: [embedding] provider = \"sentence-transformers\"")
         self.name = f"local/{MODEL}-int8"
-        self._batch_size = settings.batch_size
+        self._batch_size = settings.batch_size or 8
         self._threads = settings.threads or os.cpu_count() or 1
         self._session: Any = None
         self._tokenizers: dict[str, Any] = {}  # one per thread kind: batches, queries
@@ -79,6 +81,7 @@ class OnnxMiniLM:
         with self._lock:
             if self._session is None:
                 self._session = _session()
+                _give_back()  # what the graph optimizer allocated and freed
                 log.info("embedder loaded: %s", self.name)
             return self._session
 
@@ -134,6 +137,7 @@ class OnnxMiniLM:
             except Exception as exc:  # noqa: BLE001 - handed to whoever awaits the batch
                 done.set_exception(exc)
                 return
+            _give_back()
             done.set_result(out)
 
         for part in parts:
@@ -160,6 +164,22 @@ class OnnxMiniLM:
         pooled = np.stack([hidden[i, :n].mean(axis=0) for i, n in enumerate(lengths)])
         vectors: list[list[float]] = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).tolist()
         return vectors
+
+
+def _give_back() -> None:
+    """Return freed heap to the system (glibc's `malloc_trim`; elsewhere a no-op). Without it a
+    process keeps the high-water mark of every batch's buffers: +70 MB after 400 turns, measured."""
+    global _trim
+    if _trim is None:
+        try:
+            _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _trim = False
+    if _trim:
+        _trim(0)
+
+
+_trim: Any = None  # libc's malloc_trim once looked up; False where there is none
 
 
 def _session() -> Any:

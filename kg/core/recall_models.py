@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from kg.core.facts_models import FactView
 from kg.core.models import Session, Turn
+from kg.core.signal_models import SessionSignals
 from kg.core.values import native_props
 
 SummaryKind = Literal["session", "window", "meta"]
@@ -42,6 +43,7 @@ class Summary(BaseModel):
     decisions: list[str] = Field(default_factory=list)
     complexity: float | None = None  # 0..1
     quality: float | None = None  # 0..1; None when the summarizer cannot judge (offline)
+    signals: SessionSignals | None = None  # passes 2 and 3 (`[memory.indexing] passes = 3`), session kind only
     created_at: datetime
     expired_at: datetime | None = None
 
@@ -50,6 +52,8 @@ def summary_from_props(props: Mapping[str, Any]) -> Summary:
     """A `Summary` from the properties of a `(:Summary)` node as the driver returns them."""
     data = native_props(props, drop=("embedding",))
     data["message_range"] = tuple(data["message_range"])
+    if isinstance(data.get("signals"), str):  # stored as JSON: a node property holds no list of maps
+        data["signals"] = SessionSignals.model_validate_json(data["signals"])
     return Summary.model_validate(data)
 
 

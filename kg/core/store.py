@@ -1,6 +1,7 @@
 """The Neo4j store: the one place that talks to the driver.
 
-Statements come from `cypher/` by name; values are always parameters. Labels and relationship
+Statements come from `cypher/` by name; values are always parameters. Each is timed, and traced
+when tracing is on, under its name (`kg.core.telemetry.statement`). Labels and relationship
 types only ever come from those files. The store also owns the schema: migrations (recorded as
 `(:Migration)` nodes) and the embedding space the vector indexes are sized for.
 
@@ -18,7 +19,6 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
@@ -29,7 +29,7 @@ from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionE
 from kg import cypher
 from kg.core.config import Settings
 from kg.core.neo4j_local import LocalNeo4j
-from kg.core.telemetry import statement_done
+from kg.core.telemetry import statement
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -85,27 +85,6 @@ class Store:
         self._down = False  # a statement found the database unavailable; cleared by a ping that answers
         self._probe: asyncio.Future[None] | None = None
 
-    @contextlib.asynccontextmanager
-    async def _watched(self) -> AsyncIterator[None]:
-        """Fail fast while the database is down. The driver spends up to about 4 s on a statement
-        against a server that accepts connections but does not answer (two connection attempts and
-        a retry); once one statement has found it down, the next ones wait only for one shared ping
-        (`PROBE_S`) and fail at once if it does not answer. The first ping that answers ends it."""
-        if self._down:
-            if self._probe is None or self._probe.done():
-                self._probe = asyncio.ensure_future(self.ping(PROBE_S))
-            try:
-                await asyncio.shield(self._probe)
-            except Exception as exc:  # noqa: BLE001 - whatever the ping met, the database is not there
-                raise ServiceUnavailable(f"the database cannot be reached ({type(exc).__name__})") from exc
-            self._down = False
-        try:
-            yield
-        except Exception as exc:
-            if unavailable(exc):
-                self._down = True
-            raise
-
     @classmethod
     async def connect(cls, settings: Settings) -> "Store":
         conn = resolve_connection(settings)
@@ -133,44 +112,54 @@ class Store:
         await self.driver.close()
 
     # -- statements -------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def _watched(self) -> AsyncIterator[None]:
+        """Fail fast while the database is down. The driver spends up to about 4 s on a statement
+        against a server that accepts connections but does not answer (two connection attempts and
+        a retry); once one statement (or a ping) has found it down, the next ones wait only for one
+        shared ping (`PROBE_S`) and fail at once if it does not answer. A ping that answers ends it."""
+        if self._down:
+            if self._probe is None or self._probe.done():
+                self._probe = asyncio.ensure_future(self.ping(PROBE_S))
+            try:
+                await asyncio.shield(self._probe)
+            except Exception as exc:  # noqa: BLE001 - whatever the ping met, the database is not there
+                raise ServiceUnavailable(f"the database cannot be reached ({type(exc).__name__})") from exc
+            self._down = False
+        try:
+            yield
+        except Exception as exc:
+            if unavailable(exc):
+                self._down = True
+            raise
+
+    async def _execute(self, name: str, params: dict[str, Any], routing: neo4j.RoutingControl) -> list[neo4j.Record]:
+        with statement(name):
+            async with self._watched():
+                records, _, _ = await self.driver.execute_query(cypher.load(name), params, database_=self.database,
+                                                                routing_=routing)
+        return records
+
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        started = time.perf_counter()
-        async with self._watched():
-            records, _, _ = await self.driver.execute_query(
-                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-            )
-        statement_done(name, time.perf_counter() - started)
-        return [r.data() for r in records]
+        return [r.data() for r in await self._execute(name, params, neo4j.RoutingControl.READ)]
 
     async def read_row(self, name: str, **params: Any) -> dict[str, Any]:
         """The one row of a read query that returns its result as lists (the retrieval queries), with
         the values as the driver decodes them: `read`'s per-value graph-to-dict pass is skipped, which
         on a few thousand list elements cost more than the query."""
-        started = time.perf_counter()
-        async with self._watched():
-            records, _, _ = await self.driver.execute_query(
-                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-            )
-        statement_done(name, time.perf_counter() - started)
+        records = await self._execute(name, params, neo4j.RoutingControl.READ)
         return dict(zip(records[0].keys(), records[0].values())) if records else {}
 
     async def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        started = time.perf_counter()
-        async with self._watched():
-            records, _, _ = await self.driver.execute_query(
-                cypher.load(name), params, database_=self.database, routing_=neo4j.RoutingControl.WRITE
-            )
-        statement_done(name, time.perf_counter() - started)
-        return [r.data() for r in records]
+        return [r.data() for r in await self._execute(name, params, neo4j.RoutingControl.WRITE)]
 
     async def autocommit(self, name: str, **params: Any) -> None:
         """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`): an
         auto-commit transaction, sent to the leader, not retried; it joins the shared bookmarks."""
-        started = time.perf_counter()
-        async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
-            result = await session.run(cypher.load(name), params)
-            await result.consume()
-        statement_done(name, time.perf_counter() - started)
+        with statement(name):
+            async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
+                result = await session.run(cypher.load(name), params)
+                await result.consume()
 
     async def transaction(self, work: Callable[["Tx"], Awaitable[T]]) -> T:
         """Run `work` in one write transaction, retried as a whole on transient errors (deadlocks)."""
@@ -290,8 +279,6 @@ class Tx:
         self._tx = tx
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        started = time.perf_counter()
-        result = await self._tx.run(cypher.load(name), params)
-        rows = await result.data()
-        statement_done(name, time.perf_counter() - started)
-        return rows
+        with statement(name):
+            result = await self._tx.run(cypher.load(name), params)
+            return await result.data()

@@ -2,16 +2,16 @@
 
 Every memory route lives under `/v1/namespaces/{namespace}`; a request passes the API-key check
 (`kg.access`) for that namespace before it touches the database. Errors are JSON:
-`{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Routes are in
-`kg.http.routes` (health, jobs), `kg.http.turns`, `kg.http.facts`, `kg.http.relationships` and
-`kg.http.erase`; the MCP endpoint (`/mcp`, streamable HTTP) comes from `kg.mcp.server`.
+`{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Each route module
+(`kg.http.routes`: health and jobs, `.operations`, `.turns`, `.facts`, `.relationships`, `.erase`,
+`.export`) holds its own router, included here by `create_app`; the MCP endpoint (`/mcp`, streamable HTTP) comes from `kg.mcp.server`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from kg.core.extras import require
 
@@ -24,18 +24,22 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kg.http import routes  # noqa: E402
+from kg.http import erase, export, facts, operations, relationships, routes, turns  # noqa: E402
 from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
 from kg.http.backpressure import Backpressure  # noqa: E402
 from kg.http.common import API_VERSION, error_response  # noqa: E402
 from kg.http.metrics import Metrics, RequestMetrics  # noqa: E402
+from kg.http.traces import RequestSpans  # noqa: E402
 from kg.mcp.door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
 from kg.core.config import Settings, load_settings
 from kg.core.limits import FieldError
 from kg.memory import AsyncMemory
 from kg.core.store import StoreError, unavailable
+
+if TYPE_CHECKING:
+    from kg.core.tracing import Tracing
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5  # what a 503 tells the client to wait
@@ -50,25 +54,35 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
         own = memory is None
         mem = memory or AsyncMemory(settings)
         if own:
-            await mem.start()  # a database still starting (or down) answers 503 until it can be reached
+            # the first request does not pay the model load; a database still starting (or down)
+            # answers 503 until it can be reached
+            await mem.start(warm=True)
         app.state.memory = mem
         metrics = getattr(app.state, "metrics", None)
         if metrics is not None:
             metrics.start()
+        if tracing is not None:
+            tracing.start()
         try:
             async with mcp_server.session_manager.run():
                 yield
         finally:
+            if tracing is not None:
+                tracing.stop()
             if metrics is not None:
                 metrics.stop()
             if own:
                 await mem.close()
 
+    tracing = _tracing(settings)
     app = FastAPI(
         title="kg-memory",
         version=API_VERSION,
         summary="Long-term, bi-temporal conversational memory for AI agents, on Neo4j.",
         lifespan=lifespan,
+        # FastAPI's own spans (with a global tracer provider) would hold the path and the query
+        # string, so a namespace and user text; the request spans are kg's (kg.http.traces)
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     mcp_server = mcp.build_server(HttpScope(app))
     app.state.settings = settings
@@ -77,12 +91,31 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     app.add_middleware(BodyLimit, max_bytes=settings.http.max_body_bytes)
     _install_error_handlers(app)
     app.add_middleware(Backpressure, settings=settings.http)
-    routes.install(app)
+    app.include_router(routes.public)  # /health
+    app.include_router(operations.public)  # /ready, /metrics
+    app.include_router(turns.scoped)  # the rest under /v1/namespaces/{namespace}
+    app.include_router(facts.scoped)
+    app.include_router(relationships.scoped)
+    app.include_router(erase.scoped)
+    app.include_router(export.scoped)
+    app.include_router(routes.scoped)  # jobs
     mcp.mount(app, mcp_server, settings)
     if settings.http.metrics:  # outermost, so that refusals are counted too
         app.state.metrics = Metrics()
         app.add_middleware(RequestMetrics, metrics=app.state.metrics)
+    if tracing is not None:
+        app.add_middleware(RequestSpans, routes=app.router.routes)
     return app
+
+
+def _tracing(settings: Settings) -> "Tracing | None":
+    """The app's `kg.core.tracing.Tracing` when `[telemetry] tracing` is on (OpenTelemetry is
+    imported only then), else None."""
+    if not settings.telemetry.tracing:
+        return None
+    from kg.core.tracing import Tracing
+
+    return Tracing(settings.telemetry)
 
 
 def default_app() -> FastAPI:

@@ -1,5 +1,5 @@
 """What every route module of the HTTP API shares: the version, the namespace scope every memory
-route depends on (`Namespace`, `Existing`), the open memory (`Mem`), the routers, the error body."""
+route depends on (`Namespace`, `Existing`), the open memory (`Mem`), the namespace routers' prefix, the error body."""
 
 from __future__ import annotations
 
@@ -18,8 +18,13 @@ API_VERSION = "1"
 
 api_key = APIKeyHeader(name="X-API-Key", auto_error=False,
                        description="Required when `[http] keys` is configured; scopes the caller to namespaces.")
-public = APIRouter(tags=["service"])
-scoped = APIRouter(prefix="/v1/namespaces/{namespace}")
+SCOPE = "/v1/namespaces/{namespace}"
+
+
+def namespace_router() -> APIRouter:
+    """A route module's router for the routes under `/v1/namespaces/{namespace}`; `kg.http.app`
+    includes each module's router in the app it builds."""
+    return APIRouter(prefix=SCOPE)
 
 
 # -- scope ------------------------------------------------------------------------------------

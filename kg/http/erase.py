@@ -8,9 +8,11 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from kg.access import key_digest
-from kg.http.common import Existing, Mem, api_key, scoped
-from kg.memory_erase import LOCAL
+from kg.access import LOCAL
+from kg.http.common import Existing, Mem, api_key, namespace_router
 from kg.core.models import Erasure
+
+scoped = namespace_router()
 
 RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "The namespace holds nothing, or no such session or subject."}}
 

@@ -9,7 +9,9 @@ from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 
 from kg.core.export_format import dumps
-from kg.http.common import Existing, Mem, scoped
+from kg.http.common import Existing, Mem, namespace_router
+
+scoped = namespace_router()
 
 RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/x-ndjson": {}}, "description": "One JSON record a line (docs/export.md)."},

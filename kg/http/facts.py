@@ -2,41 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from fastapi import HTTPException, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from kg.core.correction_models import CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, CoreRules
+from kg.core.correction_models import CorrectionResult, CorrectionStatus, CorrectionView, CoreRules
 from kg.core.facts_models import FactView, RememberResult
-from kg.core.limits import MAX_CHARS, SessionId, Timestamp
-from kg.http.common import Existing, Instant, Mem, Namespace, scoped, utc
+from kg.core.limits import MAX_CHARS
+from kg.core.requests import CorrectionReport, FactAssertion
+from kg.http.common import Existing, Instant, Mem, Namespace, namespace_router, utc
 
-
-class RememberIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    subject: str = Field(min_length=1, max_length=500)
-    predicate: str = Field(min_length=1, max_length=200)
-    object: str = Field(min_length=1, max_length=2000)
-    valid_from: Timestamp | None = None
-    recorded_at: Timestamp | None = None
-    source: Literal["stated", "observed", "inferred", "system"] = "stated"
-    op: Literal["assert", "retract"] = "assert"
-    evidence_turn_ids: list[str] = Field(default_factory=list, max_length=1000)
-    subject_type: str = Field("other", min_length=1, max_length=MAX_CHARS["subject_type"])
-    object_type: str | None = Field(None, min_length=1, max_length=MAX_CHARS["object_type"])
-
-
-class CorrectionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    session_id: SessionId
-    rule_text: str = Field(min_length=1, max_length=4000)
-    original_behavior: str | None = Field(None, max_length=4000)
-    corrected_behavior: str | None = Field(None, max_length=4000)
-    correction_type: CorrectionType = "preference"
-    seen_at: Timestamp | None = None
-    evidence_turn_ids: list[str] = Field(default_factory=list, max_length=1000)
-    confidence: float | None = Field(None, gt=0, le=1)
+scoped = namespace_router()
 
 
 class RulesOut(CoreRules):
@@ -63,22 +38,17 @@ async def fact_history(
 
 
 @scoped.post("/facts", response_model=RememberResult, tags=["facts"])
-async def remember(namespace: Namespace, memory: Mem, request: Request, body: RememberIn) -> RememberResult:
+async def remember(namespace: Namespace, memory: Mem, request: Request, body: FactAssertion) -> RememberResult:
     """Assert or retract `subject predicate object` from `valid_from` (supersedes / reinforces)."""
-    result = await memory.remember(namespace, body.subject, body.predicate, body.object,
-                                   valid_from=utc(body.valid_from), recorded_at=utc(body.recorded_at),
-                                   source=body.source, op=body.op, evidence_turn_ids=body.evidence_turn_ids,
-                                   subject_type=body.subject_type, object_type=body.object_type)
+    result = await memory.remember(namespace, **body.model_dump())
     request.app.state.known_namespaces.add(namespace)
     return result
 
 
 @scoped.post("/corrections", response_model=CorrectionResult, tags=["rules"])
-async def add_correction(namespace: Namespace, memory: Mem, request: Request, body: CorrectionIn) -> CorrectionResult:
+async def add_correction(namespace: Namespace, memory: Mem, request: Request, body: CorrectionReport) -> CorrectionResult:
     """Record that the user corrected the agent; graduates towards a rule when it recurs."""
-    result = await memory.add_correction(namespace, body.session_id, body.rule_text, body.original_behavior,
-                                         body.corrected_behavior, body.correction_type, utc(body.seen_at),
-                                         body.evidence_turn_ids, body.confidence)
+    result = await memory.add_correction(namespace, **body.model_dump())
     request.app.state.known_namespaces.add(namespace)
     return result
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import HTTPException, Request, Response, Security
+from fastapi import APIRouter, HTTPException, Request, Response, Security
 
 from kg import cypher
 from kg.core.embeddings import embed_async
-from kg.http.common import api_key, error_response, memory_of, public
+from kg.http.common import api_key, error_response, memory_of
 from kg.http.metrics import CONTENT_TYPE, Metrics
 
 PROBE_TEXT = "ready"
+public = APIRouter(tags=["service"])
 
 
 @public.get("/ready", responses={503: {"description": "not ready: the failing checks, with Retry-After"}})

@@ -1,19 +1,24 @@
-"""The routes of the HTTP API (built by `kg.http.create_app`): health and jobs here; turns and
-sessions in `kg.http.turns`, facts and rules in `kg.http.facts`, relationships and erasure in their
-own modules; what they share in `kg.http.common`. One thin handler per `AsyncMemory` method."""
+"""Health and jobs routes of the HTTP API; turns and sessions are in `kg.http.turns`, facts and rules
+in `kg.http.facts`, relationships, erasure, export and operations in their own modules, each with its
+own router, which `kg.http.app.create_app` includes. What they share is in `kg.http.common`. One thin
+handler per `AsyncMemory` method."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.jobs.kinds import KINDS
-from kg.http import erase, export, facts, operations, relationships, turns
-from kg.http.common import API_VERSION, Mem, Namespace, memory_of, public, scoped
+from kg.http.common import API_VERSION, Mem, Namespace, memory_of, namespace_router
 from kg.core.job_models import Job, JobStatus
 from kg.memory import AsyncMemory
+
+public = APIRouter(tags=["service"])
+scoped = namespace_router()
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     database: Literal["up"]
@@ -73,11 +78,3 @@ async def retry_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
         raise HTTPException(409, [{"field": "job_id", "message": "the job is running"}])
     return job
 
-
-# These modules register their routes on `scoped` when imported.
-ROUTE_MODULES = (turns, facts, relationships, erase, export, operations)
-
-
-def install(app: FastAPI) -> None:
-    app.include_router(public)
-    app.include_router(scoped)

@@ -10,12 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validat
 from pydantic.json_schema import SkipJsonSchema
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
-from kg.http.common import error_response, Existing, Instant, Mem, Namespace, memory_of, scoped, utc
+from kg.http.common import error_response, Existing, Instant, Mem, Namespace, memory_of, namespace_router, utc
 from kg.core.limits import MAX_CHARS, SessionId
 from kg.memory import AsyncMemory
 from kg.core.models import Message, Session, SessionTurns
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice
+
+scoped = namespace_router()
 
 
 class MessagesIn(BaseModel):

@@ -18,7 +18,7 @@ import importlib.util
 import logging
 import signal
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator
+from typing import Any, Awaitable, Callable, Iterator
 
 from kg.core.extras import require
 
@@ -118,12 +118,11 @@ async def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
             loop.add_signal_handler(sig, stop.set)
-    async with contextlib.AsyncExitStack() as stack:
-        memory = AsyncMemory(settings)
-        stack.push_async_callback(memory.close)
-        await memory.start()  # a database still starting: requests answer 503, workers back off, until it answers
-        # A service pays the model load once at start, not on its first request.
-        await asyncio.to_thread(getattr(memory.embedder, "load", lambda: None))
+    memory = AsyncMemory(settings)
+    # A service pays the model load once at start, not on its first request. A database still
+    # starting (or down) does not stop it: requests answer 503 and workers back off until it answers.
+    await memory.start(warm=True)
+    try:
         worker = Worker(memory, namespace=namespace)
         scheduler = build_scheduler(memory, worker.queue, namespace) if schedule else None
         tasks: list[asyncio.Task] = []
@@ -133,7 +132,7 @@ async def serve(
         elif work:
             log.info("worker %s: kinds %s, concurrency %d", worker.name, ", ".join(sorted(worker.kinds)),
                      settings.jobs.concurrency)
-            tasks.append(asyncio.create_task(worker.run_forever(stop), name="workers"))
+            tasks.append(asyncio.create_task(_traced(settings, worker.run_forever(stop)), name="workers"))
         server = None
         if http:
             config = uvicorn.Config(http_app(memory), host=host or settings.http.host, port=port or settings.http.port,
@@ -162,6 +161,18 @@ async def serve(
         for task in done:
             if task is not stopping and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+    finally:
+        await memory.close()
+
+
+async def _traced(settings: Settings, work: Awaitable[None]) -> None:
+    """`work` with the job spans traced when `[telemetry] tracing` is on (OpenTelemetry imported only then)."""
+    if not settings.telemetry.tracing:
+        return await work
+    from kg.core.tracing import Tracing
+
+    with Tracing(settings.telemetry):
+        await work
 
 
 async def run_workers(settings: Settings, namespace: str | None) -> None:

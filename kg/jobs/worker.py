@@ -21,7 +21,7 @@ from kg.engine import Engine
 from kg.jobs.kinds import KINDS, JobKind
 from kg.jobs.queue import JobQueue, JobRun, JobSuperseded, LeaseLost, PermanentJobError
 from kg.core.llm_usage import add_usage, metering
-from kg.core.telemetry import job_done
+from kg.core.telemetry import job_done, root_span
 from kg.core.config import JobSettings
 from kg.core.job_models import Job, RunReport
 
@@ -64,8 +64,11 @@ class Worker:
         if run is None:
             return None
         started = time.perf_counter()
-        outcome, job = await self._execute(run)
-        job_done(run.job.kind, outcome, time.perf_counter() - started)
+        kind = run.job.kind
+        with root_span(f"job {kind}", (("kg.job.kind", kind), ("kg.job.attempt", run.job.attempts))) as span:
+            outcome, job = await self._execute(run)
+            span.set("kg.job.outcome", outcome)
+        job_done(kind, outcome, time.perf_counter() - started)
         return outcome, job
 
     async def _execute(self, run: JobRun) -> tuple[Outcome, Job]:

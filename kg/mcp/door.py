@@ -4,9 +4,9 @@ registers on its server."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Protocol, Sequence
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol, Sequence
 
 from kg.core.extras import require
 
@@ -14,16 +14,14 @@ require("server", "mcp", "starlette")
 
 from mcp.server.mcpserver import Context  # noqa: E402 - after the check that names the extra
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
-from pydantic import Field  # noqa: E402
 
-from kg.access import OPEN, AccessDenied, Grant, Keyring, key_digest  # noqa: E402
-from kg.memory import AsyncMemory  # noqa: E402
-from kg.memory_erase import LOCAL  # noqa: E402
-from kg.core.models import as_utc, check_namespace  # noqa: E402
-from kg.core.vocabulary import K_DOC, K_MAX, K_MIN  # noqa: E402
+from kg.access import LOCAL, OPEN, AccessDenied, Grant, Keyring, key_digest  # noqa: E402
+from kg.core.models import check_namespace  # noqa: E402
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+
+    from kg.memory import AsyncMemory
 
 
 class Scope(Protocol):
@@ -31,7 +29,7 @@ class Scope(Protocol):
 
     def grant(self, ctx: Context) -> Grant: ...
 
-    def memory(self) -> AsyncMemory: ...
+    async def memory(self) -> AsyncMemory: ...
 
     def by(self, ctx: Context) -> str:
         """Who is calling, for erasure records: a key's digest prefix, or "local"."""
@@ -40,16 +38,37 @@ class Scope(Protocol):
 
 @dataclass
 class LocalScope:
-    """stdio: the namespaces given on the command line (empty: all); the memory opened at start."""
+    """stdio: the namespaces given on the command line (empty: all), and the memory: `opened`, or
+    what `opener` opens on the first tool call that needs it (`kg mcp` starts opening it as soon as
+    the server runs, so `initialize` is answered before the facade is even imported). An open that
+    failed (the database is down) is tried again by the next call."""
 
     namespaces: Sequence[str] = ()
     opened: AsyncMemory | None = None
+    opener: Callable[[], Awaitable[AsyncMemory]] | None = None
+    _opening: asyncio.Task[AsyncMemory] | None = field(default=None, repr=False)
 
     def grant(self, ctx: Context) -> Grant:
         return Grant(frozenset(self.namespaces)) if self.namespaces else OPEN
 
-    def memory(self) -> AsyncMemory:
-        assert self.opened is not None, "the MCP server is not running"
+    def start(self) -> None:
+        """Begin opening the memory in the background (no-op when it is open or opening)."""
+        if self.opened is None and self.opener is not None and self._opening is None:
+            self._opening = asyncio.ensure_future(self.opener())
+
+    async def memory(self) -> AsyncMemory:
+        if self.opened is not None:
+            return self.opened
+        assert self.opener is not None, "the MCP server is not running"
+        self.start()
+        assert self._opening is not None
+        opening = self._opening
+        try:
+            self.opened = await asyncio.shield(opening)
+        except BaseException:
+            if opening.done() and self._opening is opening:
+                self._opening = None  # the next call tries again
+            raise
         return self.opened
 
     def by(self, ctx: Context) -> str:
@@ -66,15 +85,13 @@ class HttpScope:
         keyring: Keyring = self.app.state.keyring
         return keyring.grant((ctx.headers or {}).get("x-api-key"))
 
-    def memory(self) -> AsyncMemory:
-        return self.app.state.memory
+    async def memory(self) -> AsyncMemory:
+        memory: AsyncMemory = self.app.state.memory
+        return memory
 
     def by(self, ctx: Context) -> str:
         key = (ctx.headers or {}).get("x-api-key")
         return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
-
-
-K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]
 
 
 class Door:
@@ -84,7 +101,7 @@ class Door:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
 
-    def check(self, ctx: Context, namespace: str) -> AsyncMemory:
+    async def check(self, ctx: Context, namespace: str) -> AsyncMemory:
         """The memory, once the namespace is valid and the caller may use it (writes; tool modules
         that take a plain `open_(ctx, namespace)` get this)."""
         try:
@@ -97,11 +114,11 @@ class Door:
             message = exc.message if isinstance(self.scope, HttpScope) else (
                 f"this server may not use namespace {namespace!r}: it was started with `kg mcp -n` for others")
             raise ToolError(message) from None
-        return self.scope.memory()
+        return await self.scope.memory()
 
     async def open(self, ctx: Context, namespace: str, existing: bool = False) -> AsyncMemory:
         """`check`, and for reads (`existing`) a namespace that holds something."""
-        memory = self.check(ctx, namespace)
+        memory = await self.check(ctx, namespace)
         if existing:
             rows = await memory.store.read("queries/namespace_exists", namespace=namespace)
             if not rows[0]["exists"]:
@@ -111,6 +128,3 @@ class Door:
     def by(self, ctx: Context) -> str:
         return self.scope.by(ctx)
 
-
-def instant(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None

@@ -14,7 +14,8 @@ from kg.core.correction_models import CorrectionResult, CorrectionType, Correcti
 from kg.core.facts_models import FactView
 from kg.core.models import Erasure
 
-from kg.mcp.door import Door, instant
+from kg.core.requests import instant
+from kg.mcp.door import Door
 
 
 def register(server: MCPServer, door: Door) -> None:

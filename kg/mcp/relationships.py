@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Awaitable, Callable, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 
 from kg.core.limits import Timestamp
-from kg.core.models import as_utc
+from kg.core.requests import instant
 from kg.core.relationship_models import RelateResult, RelationshipView
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory
 
 
-def _instant(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None
-
-
-def add_tools(server: MCPServer, open_: Callable[[Context, str], "AsyncMemory"]) -> None:
+def add_tools(server: MCPServer, open_: Callable[[Context, str], Awaitable["AsyncMemory"]]) -> None:
     """`open_(ctx, namespace)`: the memory, once the caller may use the namespace."""
 
     @server.tool()
@@ -28,7 +23,7 @@ def add_tools(server: MCPServer, open_: Callable[[Context, str], "AsyncMemory"])
                                   known_at: Timestamp | None = None) -> list[RelationshipView]:
         """Who or what `subject` was related to (e.g. works_for, knows) at `as_of` (default now), as
         the memory believed it at `known_at` (default now)."""
-        return await open_(ctx, namespace).relationships(namespace, subject, type, _instant(as_of), _instant(known_at))
+        return await (await open_(ctx, namespace)).relationships(namespace, subject, type, instant(as_of), instant(known_at))
 
     @server.tool()
     async def relate(namespace: str, subject: str, type: str, object: str, ctx: Context,
@@ -37,5 +32,5 @@ def add_tools(server: MCPServer, open_: Callable[[Context, str], "AsyncMemory"])
         """Record (`assert`) or end (`retract`) the relationship `subject -[type]-> object` from
         `valid_from` (default now). A new object of a one-to-one type (works_for, married_to, ...)
         ends the subject's previous one; other types end only by a retraction."""
-        return await open_(ctx, namespace).relate(namespace, subject, type, object, valid_from=_instant(valid_from),
+        return await (await open_(ctx, namespace)).relate(namespace, subject, type, object, valid_from=instant(valid_from),
                                                   op=op)

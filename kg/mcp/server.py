@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Literal, Sequence
 
 from kg.core.extras import package_version, require
@@ -24,19 +25,21 @@ from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from kg.mcp import facts, relationships, sessions
-from kg.mcp.door import K, Door, LocalScope, Scope, instant
+from kg.mcp.door import Door, LocalScope, Scope
+from kg.core.requests import K, instant
 from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
 from kg.core.correction_models import CoreRules
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import QueryText, Timestamp
 from kg.mcp.errors import ReasonedServer
-from kg.memory import AsyncMemory
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
 from kg.core.vocabulary import RecipeChoice
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+
+    from kg.memory import AsyncMemory
 
 INSTRUCTIONS = (
     "Long-term memory of past conversations. Search it before answering questions about earlier "
@@ -142,23 +145,33 @@ class KeyGate:
 
 
 def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
-    """`kg mcp`: serve the tools over stdin/stdout until the client disconnects."""
-    scope = LocalScope(namespaces)
+    """`kg mcp`: serve the tools over stdin/stdout until the client disconnects.
+
+    The client's `initialize` is answered at once: the facade is imported, the database opened and
+    the model loaded in the background, and the first tool call waits only for what is left."""
+    tracing: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    if settings.telemetry.tracing:  # OpenTelemetry is imported only then
+        from kg.core.tracing import Tracing
+
+        tracing = Tracing(settings.telemetry)
+
+    async def open_memory() -> AsyncMemory:
+        # imported in a thread: the event loop stays free to answer `initialize` meanwhile
+        facade = await asyncio.to_thread(importlib.import_module, "kg.memory")
+        memory: AsyncMemory = facade.AsyncMemory(settings)
+        await memory.open(warm=True)
+        return memory
+
+    scope = LocalScope(namespaces, opener=open_memory)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
-        memory = AsyncMemory(settings)
-        await memory.start()  # a database that cannot be reached yet: each tool answers `database_unavailable`
-        try:
-            scope.opened = memory
-            # The client's `initialize` is answered now; the model loads meanwhile, so the first
-            # search waits only for what is left of the load.
-            warm = asyncio.create_task(asyncio.to_thread(getattr(memory.embedder, "load", lambda: None)))
+        with tracing:
+            scope.start()
             try:
                 yield
             finally:
-                warm.cancel()
-        finally:
-            await memory.close()
+                if scope.opened is not None:
+                    await scope.opened.__aexit__(None, None, None)
 
     build_server(scope, lifespan).run("stdio")

@@ -1,15 +1,15 @@
-"""Versioned summary prompts: pure functions from turns (or part summaries) to chat messages.
-
-Each is paired with its response model in an extraction `Prompt`, so the extraction backends
-(`kg.ingest.extraction.llm.extractor_for(settings, prompt=...)`) run them. The version is stored on
-every summary; change the wording, bump the version.
+"""The summary prompts: turns (`summarize-v1`) or part summaries (`rollup-v1`) to chat messages,
+answered by a `SummaryDraft`. The extraction backends run them
+(`kg.ingest.extraction.llm.extractor_for(settings, prompt=...)`); the version is stored on every
+summary. Closed sessions are summarized by the session call instead (`session-v1`).
 """
 
 from __future__ import annotations
 
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn
-from kg.ingest.extraction.prompts import Messages, Prompt
 from kg.ingest.summaries.models import Part, SummaryDraft
+from kg.core.llm import Messages
+from kg.core.llm_asker import Prompt
 
 SUMMARIZE_V1 = "summarize-v1"
 ROLLUP_V1 = "rollup-v1"
@@ -65,5 +65,5 @@ def parts_chunk(session_id: str, namespace: str, parts: list[Part]) -> ChunkInpu
     return ChunkInput(session_id=session_id, namespace=namespace, turns=turns)
 
 
-SUMMARIZE = Prompt(SUMMARIZE_V1, summarize_v1, SummaryDraft, "summary")  # type: ignore[arg-type]
-ROLLUP = Prompt(ROLLUP_V1, rollup_v1, SummaryDraft, "rollup")  # type: ignore[arg-type]
+SUMMARIZE = Prompt(SUMMARIZE_V1, summarize_v1, SummaryDraft, "summary")
+ROLLUP = Prompt(ROLLUP_V1, rollup_v1, SummaryDraft, "rollup")
