@@ -33,6 +33,7 @@ class Memory(Synchronous):
 
     open = twin(AsyncMemory.open)
     start = twin(AsyncMemory.start)
+    warm = twin(AsyncMemory.warm)
     # -- write
     add_message = twin(AsyncMemory.add_message)
     add_turns = twin(AsyncMemory.add_turns)
