@@ -112,10 +112,12 @@ class SessionAssigner:
 
 
 class TurnIds:
-    """Content-derived turn ids; a repeat of the same message in one input gets `#n`."""
+    """Content-derived turn ids: the same message has the same id however it arrives (alone, in a
+    batch, repeated in a batch, sent again), so a repeat is the turn already written, never a
+    second one (docs/reliability.md, "Identity"). Ids `t-...#1`, `t-...#2` that earlier versions
+    gave to repeats inside one batch stay as stored; re-sending that batch writes nothing."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
         self.last_id: str | None = None
 
     def next(self, message: Message, session_id: str) -> str:
@@ -126,8 +128,5 @@ class TurnIds:
         if message.attachments:  # only then: turns without attachments keep the ids they always had
             parts.append(json.dumps([a.model_dump() for a in message.attachments], ensure_ascii=False))
         key = "\x1f".join(parts)
-        digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
-        count = self._seen.get(digest, 0)
-        self._seen[digest] = count + 1
-        self.last_id = f"t-{digest}" if count == 0 else f"t-{digest}#{count}"
+        self.last_id = "t-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
         return self.last_id

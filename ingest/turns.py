@@ -65,7 +65,11 @@ class TurnWriter:
             if on_batch:
                 on_batch(done)
 
+        taken: set[str] = set()  # ids met in this write: a repeated message is the turn already met
         async for prepared in self._prepared_batches(messages):
+            prepared, repeats = _first_occurrences(prepared, taken)
+            if repeats:
+                report.merge(IngestReport(received=repeats, existing=repeats))
             stored = await self._same_content(self.store.read, prepared)
             batch = [p for p in prepared if p.id not in stored]
             if stored:
@@ -257,6 +261,17 @@ class TurnWriter:
         report.embedded_by_fallback = written if any(p.fallback for p in new) else 0
         report.existing = len(batch) - written
         return report
+
+
+def _first_occurrences(batch: list[PreparedTurn], taken: set[str]) -> tuple[list[PreparedTurn], int]:
+    """The turns of `batch` whose id is not in `taken` (which they join), and how many were repeats:
+    identical messages are one turn, in one batch as across requests."""
+    first = []
+    for p in batch:
+        if p.id not in taken:
+            taken.add(p.id)
+            first.append(p)
+    return first, len(batch) - len(first)
 
 
 def _spans(turns: list[PreparedTurn]) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ arguments, never the engine.
 from __future__ import annotations
 
 import asyncio
+import logging
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
@@ -27,13 +28,15 @@ from kg.core.embedders import embedder_for, fallback_for
 from kg.core.embeddings import Embedder
 from kg.core.llm import llm_configured
 from kg.core.models import Session, Turn
-from kg.core.store import Store
+from kg.core.store import DatabaseUnreachable, Store, StoreError, unavailable
 from kg.core.values import native_props
 
 if TYPE_CHECKING:
     from kg.ingest.corrections.maintain import ClusterLabeler
     from kg.ingest.corrections.policy import CorrectionJudge
 
+
+log = logging.getLogger(__name__)
 
 class Engine:
     def __init__(self, settings: Settings | None = None) -> None:
@@ -47,6 +50,8 @@ class Engine:
         self.summarizer: Any = None  # kg.ingest.summaries Summarizer; None: chosen by [memory.indexing] backend
         self.entity_adjudicator: Any = None  # dedup stage 5 (mention, candidates) -> id; None: from the settings
         self._llm_hooks: list[Any] = []  # the hooks above that open() set from [memory.indexing] backend
+        self._waiting = False  # started (`start`) before the database could be reached
+        self._reopening: asyncio.Task[None] | None = None
 
     async def open(self, warm: bool = False) -> None:
         """Connect (starting the managed local Neo4j when no URI is configured), make the
@@ -55,15 +60,19 @@ class Engine:
         a one-shot command that embeds nothing does not pay it)."""
         if self._store is not None:
             return
-        embedder_task = asyncio.create_task(asyncio.to_thread(_embedder, self.settings, warm))
+        embedder_task = None if self._embedder is not None else \
+            asyncio.create_task(asyncio.to_thread(_embedder, self.settings, warm))
         try:
             store = await Store.connect(self.settings)
         except BaseException:
-            embedder_task.cancel()
+            if embedder_task is not None:
+                embedder_task.cancel()
             raise
         try:
-            self._embedder = await embedder_task
-            await store.migrate(self._embedder.name, self._embedder.dim)
+            if embedder_task is not None:
+                self._embedder = await embedder_task
+            embedder = self.embedder
+            await store.migrate(embedder.name, embedder.dim)
             self._fallback = await asyncio.to_thread(fallback_for, self.settings.embedding)
             if self._fallback is not None:
                 await store.ensure_fallback_space(self._fallback.name, self._fallback.dim)
@@ -73,6 +82,30 @@ class Engine:
         self._store = store
         if llm_configured(self.settings):  # the three hooks left None get their LLM implementation
             self._install_llm_hooks()
+
+    async def start(self, warm: bool = False) -> None:
+        """`open`, for a service (`kg serve`, the HTTP app): a database that cannot be reached yet
+        (down, or still starting) does not stop it. Until the database answers, every use of the
+        store raises `DatabaseUnreachable` at once (HTTP answers 503 with Retry-After, MCP a tool
+        error with the reason) and starts one attempt to open in the background."""
+        try:
+            await self.open(warm)
+        except Exception as exc:
+            if not unavailable(exc) or isinstance(exc, StoreError) and not isinstance(exc, DatabaseUnreachable):
+                raise  # wrong credentials, another embedding space: waiting cannot help
+            log.warning("%s; starting anyway: requests answer 'database unavailable' until it can be reached", exc)
+            self._waiting = True
+            if self._embedder is None:  # made now, so that opening later only connects
+                self._embedder = await asyncio.to_thread(_embedder, self.settings, warm)
+
+    async def _reopen(self) -> None:
+        try:
+            await self.open()
+        except Exception as exc:  # noqa: BLE001 - the next use of the store tries again
+            log.info("the database still cannot be opened: %s: %s", type(exc).__name__, exc)
+        else:
+            self._waiting = False
+            log.warning("the database can be reached: serving")
 
     async def warm(self) -> None:
         """Load the embedder's weights now, off the event loop (a no-op when they are loaded)."""
@@ -89,6 +122,10 @@ class Engine:
         self._llm_hooks = hooks.made
 
     async def close(self) -> None:
+        if self._reopening is not None:
+            self._reopening.cancel()
+            self._reopening = None
+        self._waiting = False
         hooks, self._llm_hooks = self._llm_hooks, []
         for hook in hooks:
             for attr in ("predicate_resolver", "correction_judge", "correction_labeler"):
@@ -101,13 +138,18 @@ class Engine:
 
     @property
     def store(self) -> Store:
+        if self._store is None and self._waiting:
+            if self._reopening is None or self._reopening.done():
+                self._reopening = asyncio.get_running_loop().create_task(self._reopen())
+            raise DatabaseUnreachable("the database cannot be reached yet; retry later")
         if self._store is None:
             raise RuntimeError("memory is not open: use `async with AsyncMemory() as memory` or await open()")
         return self._store
 
     @property
     def embedder(self) -> Embedder:
-        self.store  # noqa: B018 - raises when not open
+        if self._embedder is None:
+            self.store  # noqa: B018 - raises when not open
         assert self._embedder is not None
         return self._embedder
 

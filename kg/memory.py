@@ -32,6 +32,8 @@ class Memory(Synchronous):
         return self
 
     open = twin(AsyncMemory.open)
+    start = twin(AsyncMemory.start)
+    warm = twin(AsyncMemory.warm)
     # -- write
     add_message = twin(AsyncMemory.add_message)
     add_turns = twin(AsyncMemory.add_turns)

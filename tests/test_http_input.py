@@ -14,6 +14,11 @@ from tests.http_client import api, msg  # noqa: F401 - fixture
 
 
 # -- the bad-input corpus ---------------------------------------------------------------------
+def escaped(body: Any) -> dict[str, Any]:
+    """A JSON body as `\\uXXXX` escapes (httpx's `json=` writes UTF-8, which a lone surrogate has none of)."""
+    return {"content": json.dumps(body), "headers": {"content-type": "application/json"}}
+
+
 BAD_INPUTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
     # (case, method, path under the namespace, request kwargs, status, field named)
     ("malformed JSON", "POST", "/messages", {"content": b'{"messages": [{"role": "user",',
@@ -54,6 +59,21 @@ BAD_INPUTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
     ("memory search with k 101", "GET", "/search/memories", {"params": {"q": "x", "k": 101}}, 422, "k"),
     ("recall with k not a number", "GET", "/recall", {"params": {"q": "x", "k": "many"}}, 422, "k"),
     ("recall with bad as_of", "GET", "/recall", {"params": {"q": "x", "as_of": "last tuesday"}}, 422, "as_of"),
+    ("body not UTF-8", "POST", "/messages", {"content": b'{"messages": ["\xff\xfe"]}',
+                                            "headers": {"content-type": "application/json"}}, 400, "body"),
+    ("JSON nested too deeply", "POST", "/messages", {"content": '{"messages": ' + "[" * 5000 + "]" * 5000 + "}",
+                                                     "headers": {"content-type": "application/json"}}, 400, "body"),
+    ("session_id beside messages", "POST", "/messages", {"json": {"session_id": "s", "messages": [msg("x")]}},
+     422, "session_id"),
+    ("unknown field beside turns", "POST", "/sessions", {"json": {"session_id": "s", "turns": [msg("x")],
+                                                                  "mesages": []}}, 422, "mesages"),
+    ("lone surrogate in a text", "POST", "/messages", escaped({"messages": [msg("broken \ud800")]}), 422,
+     "messages[0].text"),
+    ("lone surrogate in a fact's subject", "POST", "/facts", escaped({"subject": "\udc00", "predicate": "p",
+                                                                       "object": "o"}), 422, "subject"),
+    ("lone surrogate in a relationship's subject_type", "POST", "/relationships",
+     escaped({"subject": "x", "type": "works_for", "object": "Acme", "subject_type": "\ud800"}), 422,
+     "subject_type"),
     ("close of unknown session", "POST", "/sessions/nope/close", {}, 404, "session_id"),
     ("summaries of unknown session", "GET", "/sessions/nope/summaries", {}, 404, "session_id"),
 ]
@@ -69,7 +89,23 @@ async def test_bad_input_gets_a_4xx_naming_the_field(api: httpx.AsyncClient, nam
     body = r.json()
     assert body["message"] and body["error"]
     assert field in [d["field"] for d in body["detail"]], body
+    assert all(d["message"] for d in body["detail"]), body  # each says why
     assert (await api.get("/health")).status_code == 200
+
+
+async def test_a_lone_surrogate_in_one_items_session_id_refuses_that_item_alone(api: httpx.AsyncClient,
+                                                                               namespace: str) -> None:
+    """`[good, bad]`: 207, the good item stored, the bad one's error naming its field (it refused the
+    whole batch with a 422 naming `body`: the turn id's hash could not encode it)."""
+    r = await api.post(f"/v1/namespaces/{namespace}/messages",
+                       **escaped({"messages": [msg("good", 0, session_id="s1"), msg("bad", 1, session_id="\ud800")]}))
+    assert r.status_code == 207, r.text
+    body = r.json()
+    assert (body["accepted"], body["rejected"], body["written"]) == (1, 1, 1)
+    assert [(e["field"], "surrogate" in e["message"]) for e in body["items"][1]["errors"]] == [
+        ("messages[1].session_id", True)]
+    turns = (await api.get(f"/v1/namespaces/{namespace}/sessions/s1")).json()["turns"]
+    assert [t["text"] for t in turns] == ["good"]
 
 
 async def test_huge_bodies_get_413_and_the_server_stays_up(api: httpx.AsyncClient, namespace: str) -> None:

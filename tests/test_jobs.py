@@ -26,6 +26,7 @@ from kg.jobs.sweeps import SWEEPS, latest_fire, reindex, run_sweep
 from kg.jobs.worker import Worker
 from kg.core.config import JobSettings, Schedule
 from kg.core.job_models import job_id
+from kg.core.models import Message
 from tests.cypher_state import cypher_rows, cypher_value
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -351,3 +352,30 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+async def test_jobs_of_a_session_a_resend_renamed_end_superseded_not_dead(
+    offline_memory: AsyncMemory, namespace: str
+) -> None:
+    """After a crash, the start-up sweep queued jobs for automatic sessions; the full resend then
+    renamed them (a late earlier message moves a session's start): those jobs end `superseded`,
+    never dead with "session ... has no turns", and the session's new name is indexed."""
+    memory = offline_memory
+    t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+    said = [(t0 + timedelta(minutes=i), f"Dana said thing {i} about Lisbon and Acme Robotics.") for i in range(4)]
+    await memory.ingest([Message(namespace=namespace, role="user", speaker="Dana", text=t, ts=ts)
+                         for ts, t in said[2:]])
+    [first] = await memory.sessions(namespace)
+    q = queue(memory)
+    assert await run_sweep(memory, q, "index", namespace=namespace) == 1  # the sweep at start-up
+    await memory.ingest([Message(namespace=namespace, role="user", speaker="Dana", text=t, ts=ts)
+                         for ts, t in said])  # the resend: the session starts earlier now
+    [renamed] = await memory.sessions(namespace)
+    assert renamed.id != first.id
+    report = await Worker(memory, settings=FAST, namespace=namespace).drain()
+    assert report.superseded == [job_id("index_session", namespace, first.id)] and not report.dead
+    job = await memory.job(report.superseded[0])
+    assert job.status == "superseded" and "no longer exists" in (job.last_error or "")
+    assert await run_sweep(memory, q, "index", namespace=namespace) == 1  # the new name is due
+    assert (await Worker(memory, settings=FAST, namespace=namespace).drain()).done == [
+        job_id("index_session", namespace, renamed.id)]

@@ -131,3 +131,45 @@ async def test_turns_stored_under_the_old_id_rule_are_not_stored_again(memory: A
         "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n, sum(CASE WHEN t.id STARTS WITH 'old-' THEN 1 ELSE 0 END) AS old",
         ns=namespace)
     assert (row["n"], row["old"]) == (4, 4)
+
+
+# -- batching (issue 24, defect 6): identical messages are one turn, however they are sent ------------
+async def turn_ids(memory: AsyncMemory, namespace: str) -> list[str]:
+    return [r["id"] for r in await cypher_rows(
+        memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.id AS id ORDER BY t.id", ns=namespace)]
+
+
+async def test_a_repeated_message_is_one_turn_in_one_batch_or_in_several_over_http(
+        memory: AsyncMemory, api: httpx.AsyncClient, namespace: str) -> None:
+    url = f"/v1/namespaces/{namespace}/messages"
+    for day, session in ((1, {"session_id": "s1"}), (9, {})):  # a caller's session, and an automatic one
+        m = {"role": "user", "text": "ok", "ts": f"2025-06-0{day}T10:00:00Z", **session}
+        together = await api.post(url, json={"messages": [m, m, m]})
+        assert together.status_code == 200, together.text
+        assert (together.json()["written"], together.json()["existing"]) == (1, 2)
+        one_by_one = [await api.post(url, json={"messages": [m]}) for _ in range(3)]
+        assert [(r.json()["written"], r.json()["existing"]) for r in one_by_one] == [(0, 1)] * 3
+    ids = await turn_ids(memory, namespace)
+    assert len(ids) == 2 and not any("#" in i for i in ids)
+    turns = (await api.get(f"/v1/namespaces/{namespace}/sessions/s1")).json()["turns"]
+    assert [(t["idx"], t["text"]) for t in turns] == [(0, "ok")]
+
+
+async def test_batching_gives_the_same_turns_through_memory(memory: AsyncMemory, namespace: str) -> None:
+    other = namespace + "-b"
+    try:
+        for day, session in ((0, "s1"), (8, None)):
+            m = Message(namespace=namespace, role="user", text="ok", ts=T0 + timedelta(days=day), session_id=session)
+            report = await memory.ingest([m, m, m])
+            assert (report.received, report.written, report.existing) == (3, 1, 2)
+            for _ in range(3):
+                await memory.ingest([m.model_copy(update={"namespace": other})])
+            again = await memory.ingest([m, m])  # re-import: nothing new
+            assert (again.written, again.existing) == (0, 2)
+        rows = {ns: await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.session_id AS session, "
+                                              "t.idx AS idx, t.text AS text ORDER BY t.session_id", ns=ns)
+                for ns in (namespace, other)}
+        assert rows[namespace] == rows[other] and len(rows[namespace]) == 2
+        assert len(await turn_ids(memory, namespace)) == 2
+    finally:
+        await memory.delete_namespace(other)

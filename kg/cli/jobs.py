@@ -68,7 +68,8 @@ def run_once(
 
     report = run(go())
     console.print(f"queued {report.enqueued}; done {len(report.done)}, retrying {len(report.retrying)}, "
-                  f"dead {len(report.dead)}, lost {len(report.lost)}; {report.pending} still pending")
+                  f"dead {len(report.dead)}, lost {len(report.lost)}, superseded {len(report.superseded)}; "
+                  f"{report.pending} still pending")
     for job_id in report.dead:
         err.print(f"[red]dead[/] {escape(job_id)}: `kg jobs list --status dead`, `kg jobs retry {job_id}`")
     if report.dead:
@@ -77,7 +78,7 @@ def run_once(
 
 @jobs_app.command("list")
 def list_jobs(
-    status: Optional[str] = typer.Option(None, "--status", "-s", help="queued, running, done or dead."),
+    status: Optional[str] = typer.Option(None, "--status", "-s", help="queued, running, done, dead or superseded."),
     kind: Optional[str] = typer.Option(None, "--kind", "-k"),
     namespace: Optional[str] = typer.Option(None, "--namespace", "-n"),
     limit: int = typer.Option(50, "--limit", min=1, max=10000),
@@ -96,7 +97,7 @@ def list_jobs(
     table = Table("id", "kind", "namespace", "target", "status", "attempts", "next / finished", "LLM calls",
                   "tokens in/out", "last error")
     for job in run(go()):
-        when = job.finished_at if job.status in ("done", "dead") else job.next_attempt_at
+        when = job.finished_at if job.status in ("done", "dead", "superseded") else job.next_attempt_at
         error = escape((job.last_error or "")[:80])
         tokens = f"{job.input_tokens}/{job.output_tokens}" if job.llm_calls else ""
         table.add_row(escape(job.id), job.kind, escape(job.namespace), escape(job.target), job.status,
@@ -130,9 +131,9 @@ def purge(
     """Delete finished jobs (default: done ones; `-s dead` for the dead letters)."""
     from kg.memory import AsyncMemory
 
-    bad = [s for s in status if s not in ("done", "dead")]
+    bad = [s for s in status if s not in ("done", "dead", "superseded")]
     if bad:
-        err.print(f"[red]error:[/] only done and dead jobs can be purged, not {', '.join(bad)}")
+        err.print(f"[red]error:[/] only done, dead and superseded jobs can be purged, not {', '.join(bad)}")
         raise typer.Exit(2)
 
     async def go() -> int:

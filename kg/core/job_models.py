@@ -15,8 +15,10 @@ from typing import Any, Literal, Mapping
 from pydantic import BaseModel, Field, computed_field
 from kg.core.values import native_props
 
-JobStatus = Literal["queued", "running", "done", "dead"]  # dead: dead-lettered after max_attempts
-JOB_STATUSES: tuple[str, ...] = ("queued", "running", "done", "dead")
+# dead: dead-lettered after max_attempts; superseded: later input replaced its target (a session
+# renamed or merged by a later message), so there was nothing left to do
+JobStatus = Literal["queued", "running", "done", "dead", "superseded"]
+JOB_STATUSES: tuple[str, ...] = ("queued", "running", "done", "dead", "superseded")
 
 
 def job_id(kind: str, namespace: str, target: str) -> str:
@@ -76,4 +78,5 @@ class RunReport(BaseModel):
     retrying: list[str] = Field(default_factory=list)  # failed, queued again after a backoff
     dead: list[str] = Field(default_factory=list)  # dead-lettered
     lost: list[str] = Field(default_factory=list)  # lease lost to another worker mid-run
+    superseded: list[str] = Field(default_factory=list)  # its target was renamed or merged away
     pending: int = 0  # queued or running jobs left when it stopped

@@ -43,10 +43,34 @@ class FieldError(ValueError):
         self.message = message
 
 
+def unicode_problem(value: str) -> str | None:
+    """Why `value` cannot be stored as text, or None. JSON can spell a lone surrogate ("\\ud800"),
+    which has no UTF-8 form: the hash of a turn's id and the database would both fail on it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"not Unicode text: a lone surrogate (U+{ord(value[exc.start]):04X}) at character {exc.start}"
+    return None
+
+
+def _unicode(value: str) -> str:
+    problem = unicode_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+UnicodeText = Annotated[str, AfterValidator(_unicode)]
+"""A text field in a pydantic model that must be storable: no lone surrogates."""
+
+
 def check_text(field: str, value: str | None, limit: int | None = None) -> None:
-    """Refuse a string longer than its field's limit."""
+    """Refuse a string longer than its field's limit, or one that is not Unicode text."""
     if value is None:
         return
+    problem = unicode_problem(value)
+    if problem:
+        raise FieldError(field, problem)
     most = limit if limit is not None else MAX_CHARS[field]
     if len(value) > most:
         raise FieldError(field, f"at most {most} characters, got {len(value)}")
@@ -63,6 +87,8 @@ def session_id_problem(value: str) -> str | None:
     """Why `value` cannot be a session id, or None when it can."""
     if not value:
         return "cannot be empty"
+    if problem := unicode_problem(value):
+        return problem
     if len(value) > MAX_CHARS["session_id"]:
         return f"at most {MAX_CHARS['session_id']} characters, got {len(value)}"
     if value != value.strip():

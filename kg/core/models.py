@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from kg.core.limits import MAX_CHARS, SessionId, Timestamp
+from kg.core.limits import MAX_CHARS, SessionId, Timestamp, UnicodeText, unicode_problem
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
@@ -40,11 +40,13 @@ def as_utc(value: datetime) -> datetime:
 def _not_blank(value: str, info: ValidationInfo) -> str:
     if not value.strip():
         raise ValueError(f"{info.field_name} is blank")
+    if problem := unicode_problem(value):
+        raise ValueError(problem)
     return value
 
 
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
-"""Text with something beside whitespace; a blank one is refused naming its field."""
+"""Text with something beside whitespace, and Unicode (no lone surrogate); refused naming its field."""
 
 
 ATTACHMENTS_MAX = 16
@@ -60,7 +62,7 @@ class Attachment(BaseModel):
     kind: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.+/\-]+$",
                       description="image, file, audio, link, a MIME type...")
     caption: NonBlank = Field(min_length=1, max_length=ATTACHMENT_CAPTION_MAX_CHARS)
-    url: str | None = Field(default=None, min_length=1, max_length=2048)
+    url: UnicodeText | None = Field(default=None, min_length=1, max_length=2048)
 
 
 
@@ -91,9 +93,9 @@ class Message(BaseModel):
     role: Role
     text: NonBlank = Field(min_length=1)
     ts: Timestamp
-    speaker: str | None = Field(default=None, max_length=MAX_CHARS["speaker"])
+    speaker: UnicodeText | None = Field(default=None, max_length=MAX_CHARS["speaker"])
     session_id: SessionId | None = None
-    external_id: str | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
+    external_id: UnicodeText | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
 
     @field_validator("namespace")

@@ -16,14 +16,15 @@ statements that manage their own transactions (`CALL ... IN TRANSACTIONS`). See 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
-from neo4j.exceptions import AuthError, ServiceUnavailable, TransientError
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from kg import cypher
 from kg.core.config import Settings
@@ -33,6 +34,7 @@ from kg.core.telemetry import statement
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 DEADLOCK_ROUNDS = 6  # rounds of the driver's retry budget a write transaction gets on transient errors
+PROBE_S = 0.8  # while the database is down, a statement waits at most this long for one shared ping
 
 
 class StoreError(RuntimeError):
@@ -41,6 +43,18 @@ class StoreError(RuntimeError):
 
 class EmbedderMismatch(StoreError):
     pass
+
+
+class DatabaseUnreachable(StoreError):
+    """No connection to the database (down, or still starting): retrying later can help."""
+
+
+def unavailable(exc: BaseException) -> bool:
+    """The database cannot serve now (HTTP 503, an MCP `database_unavailable`): unreachable, a
+    connection lost, or a database that is not online yet (Neo4j starting: `DatabaseUnavailable`)."""
+    if isinstance(exc, (StoreError, ServiceUnavailable, SessionExpired)):
+        return True
+    return isinstance(exc, Neo4jError) and "DatabaseUnavailable" in (exc.code or "")
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,8 @@ class Store:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self.driver = driver
         self.database = database
+        self._down = False  # a statement found the database unavailable; cleared by a ping that answers
+        self._probe: asyncio.Future[None] | None = None
 
     @classmethod
     async def connect(cls, settings: Settings) -> "Store":
@@ -89,17 +105,39 @@ class Store:
             raise StoreError(f"Neo4j at {conn.uri} refused the credentials of user {conn.user!r}: {hint}") from exc
         except (ServiceUnavailable, OSError) as exc:
             await driver.close()
-            raise StoreError(f"cannot reach Neo4j at {conn.uri}: {exc}") from exc
+            raise DatabaseUnreachable(f"cannot reach Neo4j at {conn.uri}: {exc}") from exc
         return cls(driver, conn.database)
 
     async def close(self) -> None:
         await self.driver.close()
 
     # -- statements -------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def _watched(self) -> AsyncIterator[None]:
+        """Fail fast while the database is down. The driver spends up to about 4 s on a statement
+        against a server that accepts connections but does not answer (two connection attempts and
+        a retry); once one statement (or a ping) has found it down, the next ones wait only for one
+        shared ping (`PROBE_S`) and fail at once if it does not answer. A ping that answers ends it."""
+        if self._down:
+            if self._probe is None or self._probe.done():
+                self._probe = asyncio.ensure_future(self.ping(PROBE_S))
+            try:
+                await asyncio.shield(self._probe)
+            except Exception as exc:  # noqa: BLE001 - whatever the ping met, the database is not there
+                raise ServiceUnavailable(f"the database cannot be reached ({type(exc).__name__})") from exc
+            self._down = False
+        try:
+            yield
+        except Exception as exc:
+            if unavailable(exc):
+                self._down = True
+            raise
+
     async def _execute(self, name: str, params: dict[str, Any], routing: neo4j.RoutingControl) -> list[neo4j.Record]:
         with statement(name):
-            records, _, _ = await self.driver.execute_query(cypher.load(name), params, database_=self.database,
-                                                            routing_=routing)
+            async with self._watched():
+                records, _, _ = await self.driver.execute_query(cypher.load(name), params, database_=self.database,
+                                                                routing_=routing)
         return records
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -119,7 +157,7 @@ class Store:
         """For statements that manage their own transactions (`CALL ... IN TRANSACTIONS`): an
         auto-commit transaction, sent to the leader, not retried; it joins the shared bookmarks."""
         with statement(name):
-            async with self._session(neo4j.WRITE_ACCESS) as session:
+            async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
                 result = await session.run(cypher.load(name), params)
                 await result.consume()
 
@@ -133,10 +171,10 @@ class Store:
         # ([neo4j] max_transaction_retry_time_s); deadlocks between live writers get more rounds here.
         for attempt in range(DEADLOCK_ROUNDS):
             try:
-                async with self._session(neo4j.WRITE_ACCESS) as session:
+                async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
                     return await session.execute_write(unit)
-            except TransientError:
-                if attempt == DEADLOCK_ROUNDS - 1:
+            except TransientError as exc:
+                if attempt == DEADLOCK_ROUNDS - 1 or unavailable(exc):  # a database not online is no deadlock
                     raise
                 await asyncio.sleep(0.05 * 2 ** attempt)
         raise AssertionError("unreachable")
@@ -151,7 +189,12 @@ class Store:
         try:
             await asyncio.wait_for(once(), timeout_s)
         except (asyncio.TimeoutError, OSError) as exc:
+            self._down = True  # the statements that follow fail fast (`_watched`)
             raise ServiceUnavailable(f"the database did not answer within {timeout_s} s") from exc
+        except Exception as exc:
+            if unavailable(exc):
+                self._down = True
+            raise
 
     def _session(self, access: str) -> neo4j.AsyncSession:
         """A session in the bookmark chain `execute_query` uses: reads after it see its writes."""

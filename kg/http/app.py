@@ -36,7 +36,7 @@ from kg.batch import validation_detail
 from kg.core.config import Settings, load_settings
 from kg.core.limits import FieldError
 from kg.memory import AsyncMemory
-from kg.core.store import StoreError
+from kg.core.store import StoreError, unavailable
 
 if TYPE_CHECKING:
     from kg.core.tracing import Tracing
@@ -54,7 +54,9 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
         own = memory is None
         mem = memory or AsyncMemory(settings)
         if own:
-            await mem.open(warm=True)  # the first request does not pay the model load
+            # the first request does not pay the model load; a database still starting (or down)
+            # answers 503 until it can be reached
+            await mem.start(warm=True)
         app.state.memory = mem
         metrics = getattr(app.state, "metrics", None)
         if metrics is not None:
@@ -183,6 +185,18 @@ async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
 
 
+def _unparsed_body(exc: StarletteHTTPException) -> str | None:
+    """Why FastAPI could not read a JSON body (its 400 keeps the reason only as the cause), or None."""
+    cause = exc.__cause__
+    if exc.status_code != 400 or cause is None:
+        return None
+    if isinstance(cause, UnicodeDecodeError):
+        return f"the body is not UTF-8: byte 0x{cause.object[cause.start]:02x} at byte {cause.start}"
+    if isinstance(cause, RecursionError):
+        return "the JSON is nested too deeply to be read"
+    return f"the body cannot be read as JSON: {type(cause).__name__}"
+
+
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -196,6 +210,9 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail: list[dict[str, Any]] = exc.detail if isinstance(exc.detail, list) else []
+        unparsed = _unparsed_body(exc)
+        if unparsed is not None:
+            return error_response(400, "malformed_json", unparsed, [{"field": "body", "message": unparsed}])
         message = exc.detail if isinstance(exc.detail, str) else (detail[0]["message"] if detail else "error")
         code = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
                 413: "body_too_large", 422: "invalid_request", 501: "not_implemented"}.get(exc.status_code, "error")
@@ -221,13 +238,15 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StoreError)
     @app.exception_handler(ServiceUnavailable)
     @app.exception_handler(SessionExpired)
-    async def unavailable(_: Request, exc: Exception) -> JSONResponse:
+    async def unavailable_response(_: Request, exc: Exception) -> JSONResponse:
         log.warning("database unavailable: %s", type(exc).__name__)
         response = error_response(503, "database_unavailable", "the database cannot be reached; retry later")
         response.headers["Retry-After"] = str(RETRY_AFTER_S)
         return response
 
     @app.exception_handler(Neo4jError)
-    async def database_error(_: Request, exc: Neo4jError) -> JSONResponse:
+    async def database_error(request: Request, exc: Neo4jError) -> JSONResponse:
+        if unavailable(exc):  # a database not online yet (Neo4j starting)
+            return await unavailable_response(request, exc)
         log.error("database error %s", exc.code)
         return error_response(500, "database_error", f"the database refused the request ({exc.code})")

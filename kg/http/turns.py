@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import HTTPException, Query, Request, Response
-from pydantic import BaseModel, Field, SkipValidation
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
 from kg.http.common import error_response, Existing, Instant, Mem, Namespace, memory_of, namespace_router, utc
@@ -20,10 +21,22 @@ scoped = namespace_router()
 
 
 class MessagesIn(BaseModel):
+    """Unknown top-level fields are refused: a field the caller meant (a `session_id` for the whole
+    batch) is never ignored in silence."""
+
+    model_config = ConfigDict(extra="forbid")
     messages: list[SkipValidation[MessageIn]] = Field(min_length=1, description="Validated one by one.")
+    session_id: SkipJsonSchema[Any] = None
+
+    @field_validator("session_id")
+    @classmethod
+    def _no_batch_session(cls, value: Any) -> None:
+        raise ValueError("not allowed beside `messages`: give each message its own `session_id`, or send "
+                         "one session's turns to POST /sessions {session_id, turns}")
 
 
 class SessionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     session_id: SessionId
     turns: list[SkipValidation[MessageIn]] = Field(min_length=1, description="Validated one by one.")
 

@@ -23,7 +23,7 @@ from kg.ingest.corrections.maintain import maintain
 from kg.ingest.extraction.extractor import Extractor
 from kg.ingest.extraction.models import ChunkTurn
 from kg.ingest.indexing import PlanGone, extract, session_turns
-from kg.jobs.queue import JobRun, PermanentJobError
+from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
 from kg.ingest.turn_keys import row_key
 from kg.engine import Engine
 from kg.core.embeddings import embed_async
@@ -115,7 +115,14 @@ async def _turns(engine: Engine, run: JobRun) -> dict[str, ChunkTurn]:
     try:
         return await session_turns(engine.store, run.namespace, run.target)
     except PlanGone as gone:
+        if await engine.session(run.namespace, run.target) is None:
+            raise JobSuperseded(_gone(run)) from None
         raise PermanentJobError(str(gone)) from None
+
+
+def _gone(run: JobRun) -> str:
+    return (f"session {run.target!r} of namespace {run.namespace!r} no longer exists: a later message renamed "
+            "it or merged it into another automatic session (or it was erased)")
 
 
 # -- summaries (issue 5): summarize_due (target: "sessions"), summarize_session (a session id) ----
@@ -131,7 +138,7 @@ async def summarize_session(engine: Engine, run: JobRun) -> dict[str, Any]:
     """Summarize one session again from its first turn (a new version replaces the current one)."""
     session = await engine.session(run.namespace, run.target)
     if session is None:
-        raise PermanentJobError(f"no session {run.target!r} in namespace {run.namespace!r}")
+        raise JobSuperseded(_gone(run))
     async with engine.open_summarizer() as writer:
         summary = await writer.summarize(run.namespace, run.target, datetime.now(timezone.utc),
                                          open_=session.status != "closed")

@@ -31,6 +31,12 @@ class PermanentJobError(RuntimeError):
     """Raised by a handler when retrying cannot help (no such session, bad parameters): dead at once."""
 
 
+class JobSuperseded(RuntimeError):
+    """Raised by a handler whose target later input replaced (a session a later message renamed or
+    merged into another): nothing is left to do, and nothing failed. The job ends `superseded`;
+    the sweeps queue the work for the target's new name when it is due."""
+
+
 class LeaseLost(RuntimeError):
     """The job's lease expired and it was handed to another worker; this run must stop."""
 
@@ -149,6 +155,14 @@ class JobQueue:
         )
         if not rows:
             raise LeaseLost(f"job {run.job.id} was reclaimed before its failure was recorded")
+        return Job.from_node(rows[0]["job"])
+
+    async def supersede(self, run: JobRun, reason: BaseException) -> Job:
+        """End a job whose target is gone (`JobSuperseded`): status `superseded`, the reason kept."""
+        rows = await self.store.write("queries/job_supersede", id=run.job.id, claim=run.claim,
+                                      reason=str(reason)[:MAX_ERROR_CHARS], pass_outputs=_json(run.passes))
+        if not rows:
+            raise LeaseLost(f"job {run.job.id} was reclaimed before it could end")
         return Job.from_node(rows[0]["job"])
 
     async def reap(self) -> list[dict[str, Any]]:

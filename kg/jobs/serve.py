@@ -119,8 +119,10 @@ async def serve(
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
             loop.add_signal_handler(sig, stop.set)
     memory = AsyncMemory(settings)
-    await memory.open(warm=True)  # a service pays the model load once at start, not on its first request
-    async with memory:
+    # A service pays the model load once at start, not on its first request. A database still
+    # starting (or down) does not stop it: requests answer 503 and workers back off until it answers.
+    await memory.start(warm=True)
+    try:
         worker = Worker(memory, namespace=namespace)
         scheduler = build_scheduler(memory, worker.queue, namespace) if schedule else None
         tasks: list[asyncio.Task] = []
@@ -159,6 +161,8 @@ async def serve(
         for task in done:
             if task is not stopping and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+    finally:
+        await memory.close()
 
 
 async def _traced(settings: Settings, work: Awaitable[None]) -> None:

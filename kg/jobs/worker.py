@@ -19,7 +19,7 @@ from typing import Any, Literal, Mapping
 
 from kg.engine import Engine
 from kg.jobs.kinds import KINDS, JobKind
-from kg.jobs.queue import JobQueue, JobRun, LeaseLost, PermanentJobError
+from kg.jobs.queue import JobQueue, JobRun, JobSuperseded, LeaseLost, PermanentJobError
 from kg.core.llm_usage import add_usage, metering
 from kg.core.telemetry import job_done, root_span
 from kg.core.config import JobSettings
@@ -27,7 +27,7 @@ from kg.core.job_models import Job, RunReport
 
 
 log = logging.getLogger(__name__)
-Outcome = Literal["done", "retrying", "dead", "lost"]
+Outcome = Literal["done", "retrying", "dead", "lost", "superseded"]
 
 
 def worker_name() -> str:
@@ -92,6 +92,13 @@ class Worker:
         except LeaseLost as exc:
             log.warning("job %s: %s; this run stops", job.id, exc)
             return "lost", job
+        except JobSuperseded as exc:
+            log.info("job %s superseded: %s", job.id, exc)
+            try:
+                return "superseded", await self.queue.supersede(run, exc)
+            except LeaseLost as lost_exc:
+                log.warning("job %s: %s", job.id, lost_exc)
+                return "lost", job
         except Exception as exc:  # noqa: BLE001 - any failure of a handler is a failed attempt
             failed = await self.queue.fail(run, exc, permanent=isinstance(exc, PermanentJobError))
             level = logging.ERROR if failed.status == "dead" else logging.WARNING

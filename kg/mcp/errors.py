@@ -23,11 +23,9 @@ def reason(exc: BaseException) -> str | None:
     """The text a caller may read for `exc`, or None for a crash (its text stays on the server)."""
     # imported here: `kg mcp` answers `initialize` before the driver is loaded, and any of these
     # errors comes from code that has loaded it by then
-    from neo4j.exceptions import ServiceUnavailable, SessionExpired
+    from kg.core.store import unavailable
 
-    from kg.core.store import StoreError
-
-    if isinstance(exc, (StoreError, ServiceUnavailable, SessionExpired)):
+    if unavailable(exc):
         return UNAVAILABLE
     if isinstance(exc, FieldError):
         return f"invalid_request: {exc.field}: {exc.message}"
