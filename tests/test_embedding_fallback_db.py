@@ -171,3 +171,48 @@ async def test_http_starts_and_answers_degraded_while_voyage_is_down(
         found = await api.get("/v1/namespaces/web/search", params={"q": "invoice for accounting", "k": 3})
         assert found.json()[0]["turn"]["text"].startswith("Remember that the invoice")
         assert not any(h["degraded"] for h in found.json()) and "x-kg-degraded" not in found.headers
+
+
+async def test_kg_serve_starts_and_ingests_while_voyage_is_down(
+        settings: Settings, voyage: tuple[Voyage, FakeLLM]) -> None:
+    """`kg serve` (API, scheduler, worker process) with the primary failing: it starts, answers
+    /health and /ready, takes messages and finds them, degraded."""
+    import asyncio
+    import time
+
+    import httpx
+
+    from kg.jobs.serve import serve
+
+    state, _ = voyage
+    state.state = "fail"
+    served = settings.model_copy(update={"http": settings.http.model_copy(update={"keys": {}})})
+    port, stop = free_port(), asyncio.Event()
+    task = asyncio.create_task(serve(served, "127.0.0.1", port, stop=stop, namespace="served"))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient(base_url=base, timeout=60) as api:
+            deadline = time.monotonic() + 120  # a bound on start-up, so a failure is reported, not a hang
+            while True:  # /health first, then /ready, as an operator's probes poll them
+                assert not task.done(), task.exception()
+                assert time.monotonic() < deadline, "kg serve did not become ready"
+                try:
+                    if (await api.get("/health")).status_code == 200:
+                        ready = await api.get("/ready")
+                        if ready.status_code == 200:
+                            break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.2)
+            assert ready.json()["checks"]["embedder"].startswith(f"degraded: {VOYAGE} unavailable")
+            body = {"messages": [{"role": m.role, "text": m.text, "ts": m.ts.isoformat(), "session_id": m.session_id}
+                                 for m in messages("served")]}
+            sent = await api.post("/v1/namespaces/served/messages", json=body)
+            assert sent.status_code == 200, sent.text
+            found = await api.get("/v1/namespaces/served/search", params={"q": "invoice for accounting", "k": 3})
+            assert found.status_code == 200 and found.json()[0]["turn"]["text"].startswith("Remember that the invoice")
+            assert all(h["degraded"] for h in found.json())
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 60)
+        state.state = "ok"

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response, Security
 
 from kg import cypher
-from kg.core.embeddings import embed_async
+from kg.core.embedding_fallback import Embedded, FallbackChain
 from kg.http.common import api_key, error_response, memory_of
 from kg.http.metrics import CONTENT_TYPE, Metrics
 
@@ -32,9 +32,11 @@ async def ready(request: Request) -> Any:
     except Exception as exc:  # noqa: BLE001 - any failure to answer is "not ready", named below
         checks["database"] = f"down ({type(exc).__name__})"
     checks["embedder"] = _embedder_state(request)
-    if checks == {"database": "up", "migrations": "applied", "embedder": "loaded"}:
+    if checks["database"] == "up" and checks.get("migrations") == "applied" and (
+            checks["embedder"] == "loaded" or checks["embedder"].startswith("degraded")):
         return {"status": "ready", "checks": checks}
-    failing = [{"field": k, "message": v} for k, v in checks.items() if v not in ("up", "applied", "loaded")]
+    failing = [{"field": k, "message": v} for k, v in checks.items()
+               if v not in ("up", "applied", "loaded") and not v.startswith("degraded")]
     response = error_response(503, "not_ready", "; ".join(f"{d['field']}: {d['message']}" for d in failing), failing)
     response.headers["Retry-After"] = str(request.app.state.settings.http.retry_after_s)
     return response
@@ -43,14 +45,25 @@ async def ready(request: Request) -> Any:
 def _embedder_state(request: Request) -> str:
     """The embedder is loaded once it has embedded a probe; the first probe starts the load in the
     background (a local model takes seconds) instead of holding the request; a failed probe is
-    tried again by the next call."""
-    probe: asyncio.Task[Any] | None = getattr(request.app.state, "embedder_probe", None)
-    if probe is None or (probe.done() and (probe.cancelled() or probe.exception() is not None)):
-        failed = probe is not None
-        request.app.state.embedder_probe = asyncio.ensure_future(
-            embed_async(memory_of(request).embedder, [PROBE_TEXT]))
-        return "failed; loading again" if failed else "loading"
-    return "loaded" if probe.done() else "loading"
+    tried again by the next call. The probe goes through the fallback chain as writes do: with the
+    primary down and the fallback answering, the service is ready, "degraded" (the next call
+    probes again, so a recovered primary shows)."""
+    state = request.app.state
+    probe: asyncio.Task[Embedded] | None = getattr(state, "embedder_probe", None)
+    last: str = getattr(state, "embedder_state", "loading")
+    if probe is not None and probe.done():
+        if probe.cancelled() or probe.exception() is not None:
+            last, probe = "failed; loading again", None
+        else:
+            degraded = probe.result().degraded
+            last = f"degraded: {degraded}" if degraded else "loaded"
+            probe = None if degraded else probe
+        state.embedder_state = last
+    if probe is None:
+        memory = memory_of(request)
+        state.embedder_probe = asyncio.ensure_future(
+            FallbackChain(memory.embedder, memory.fallback_embedder).embed([PROBE_TEXT]))
+    return last
 
 
 @public.get("/metrics", response_class=Response, responses={404: {"description": "[http] metrics is off"}})
