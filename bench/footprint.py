@@ -66,17 +66,26 @@ def child_env(provider: str, neo4j: LocalNeo4j, password: str) -> dict[str, str]
 
 
 async def post_turns(base: str, key: str, turns: int) -> dict[str, Any]:
-    """`turns` messages in sessions of 40, `BATCH` a request, two requests in flight."""
+    """`turns` messages in sessions of 40, `BATCH` a request, two requests in flight. A request the
+    server refuses (backpressure: 429/503 with Retry-After) is sent again after the wait it names,
+    as `kg.Client` does; the refusals are counted."""
     keys, _, source = corpus(min(turns, 6000), 0)
     start = datetime.now(timezone.utc) - timedelta(days=30)
     gate = asyncio.Semaphore(2)
+    refused = 0
 
     async def send(client: httpx.AsyncClient, first: int) -> None:
         messages = [{"role": "user" if i % 2 == 0 else "assistant", "text": f"{keys[i % len(keys)]} (#{i})",
                      "ts": (start + timedelta(seconds=10 * i)).isoformat(), "session_id": f"s-{i // 40}"}
                     for i in range(first, min(first + BATCH, turns))]
+        nonlocal refused
         async with gate:
-            r = await client.post(base + "/messages", json={"messages": messages})
+            while True:
+                r = await client.post(base + "/messages", json={"messages": messages})
+                if r.status_code not in (429, 503) or "retry-after" not in r.headers:
+                    break
+                refused += 1
+                await asyncio.sleep(min(float(r.headers["retry-after"]), 10.0))
             r.raise_for_status()
         if first // BATCH % 10 == 0:
             progress(f"  posted {first + len(messages)}/{turns} turns")
@@ -85,7 +94,8 @@ async def post_turns(base: str, key: str, turns: int) -> dict[str, Any]:
     async with httpx.AsyncClient(headers={"X-API-Key": key}, timeout=600) as client:
         await asyncio.gather(*(send(client, first) for first in range(0, turns, BATCH)))
     seconds = time.perf_counter() - started
-    return {"turns": turns, "source": source, "seconds": round(seconds, 1), "turns_per_s": round(turns / seconds, 1)}
+    return {"turns": turns, "source": source, "seconds": round(seconds, 1), "turns_per_s": round(turns / seconds, 1),
+            "refused_then_resent": refused}
 
 
 async def serve_rss(env: dict[str, str], turns: int, log: Path) -> dict[str, Any]:
