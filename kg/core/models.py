@@ -37,6 +37,11 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
+def instant(value: datetime | None) -> datetime | None:
+    """`as_utc` of a time that may be absent."""
+    return as_utc(value) if value is not None else None
+
+
 def _not_blank(value: str, info: ValidationInfo) -> str:
     if not value.strip():
         raise ValueError(f"{info.field_name} is blank")

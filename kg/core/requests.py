@@ -1,7 +1,7 @@
 """The parameter lists that cross every layer, each defined once: a fact assertion (`remember`), a
 fact query (`facts`), a relationship assertion (`relate`) and query (`relationships`), a correction
 (`add_correction`) and a search (`search_turns`, `search_sessions`, `search_memories`, `recall`).
-`K` is a search's `k` as a door declares it.
+`K` (kg.core.vocabulary) is a search's `k` as a door declares it.
 
 The facade's keyword methods (`AsyncMemory`, `AsyncClient`, and their synchronous twins) build one
 with `Model.of(locals())`; the writers and the queries take it; HTTP takes the same model as its
@@ -35,7 +35,6 @@ FactObject = Annotated[str, Field(min_length=1, max_length=MAX_CHARS["object"])]
 EntityType = Annotated[str, Field(min_length=1, max_length=MAX_CHARS["subject_type"])]
 EvidenceIds = Annotated[list[str], Field(max_length=1000)]
 RuleText = Annotated[str, Field(max_length=4000)]
-K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]
 
 
 class Request(BaseModel):
@@ -138,7 +137,3 @@ class SearchRequest(Request):
     query: QueryText
     k: Annotated[int, AfterValidator(check_k)] = 10
     as_of: Instant | None = None
-
-
-def instant(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None

@@ -4,11 +4,14 @@ from here, so a door cannot drift (field limits are in `kg.core.limits`)."""
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
+
+from pydantic import Field
 
 # `k` of every search (turns, sessions, memories, recall), at every door; out of range is refused, never clamped.
 K_MIN, K_MAX = 1, 100
 K_DOC = f"How many results ({K_MIN}..{K_MAX})."
+K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]  # `k` as a door declares it
 
 RecipeName = Literal["flat", "bm25", "hybrid", "hierarchical"]
 RECIPE_NAMES: tuple[str, ...] = get_args(RecipeName)

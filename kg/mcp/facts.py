@@ -14,7 +14,7 @@ from kg.core.correction_models import CorrectionResult, CorrectionType, Correcti
 from kg.core.facts_models import FactView
 from kg.core.models import Erasure
 
-from kg.core.requests import instant
+from kg.core.models import instant
 from kg.mcp.door import Door
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Literal
 from mcp.server.mcpserver import Context, MCPServer
 
 from kg.core.limits import Timestamp
-from kg.core.requests import instant
+from kg.core.models import instant
 from kg.core.relationship_models import RelateResult, RelationshipView
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from starlette.types import Scope as AsgiScope
 
 from kg.mcp import facts, relationships, sessions
 from kg.mcp.door import Door, LocalScope, Scope
-from kg.core.requests import K, instant
+from kg.core.models import instant
 from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
 from kg.core.correction_models import CoreRules
@@ -34,7 +34,7 @@ from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import QueryText, Timestamp
 from kg.mcp.errors import ReasonedServer
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
-from kg.core.vocabulary import RecipeChoice
+from kg.core.vocabulary import K, RecipeChoice
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
