@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, Commands, console, err, instant, run
+from kg.cli.terminal import NAMESPACE, Commands, console, err, fail, instant, run
 from kg.cli.corrections import corrections_app, rules
 from kg.cli.neo4j import local_server as _local, neo4j_app, neo4j_start
 from kg.cli.export import export, import_ndjson
@@ -118,8 +118,7 @@ def ingest(
     elif fmt == "locomo":
         source = read_locomo(file, namespace or "locomo")
     else:
-        err.print(f"[red]error:[/] unknown format {escape(repr(fmt))}; use jsonl or locomo")
-        raise typer.Exit(2)
+        fail(f"unknown format {repr(fmt)}; use jsonl or locomo")
     report = run(_ingest(source))
     for rejection in report.rejected:
         err.print(f"[yellow]rejected[/] {escape(str(rejection))}")
@@ -251,8 +250,7 @@ def mcp(
 
         if not isinstance(exc, (LocalServerError, StoreError, EmbeddingError)):
             raise
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
 
 
 @import_app.command("graphiti")
@@ -275,8 +273,7 @@ def import_graphiti(
     from kg.core.store import resolve_connection
 
     if source not in ("stated", "observed", "inferred", "system"):
-        err.print(f"[red]error:[/] unknown --source {escape(repr(source))}; use stated, observed, inferred or system")
-        raise typer.Exit(2)
+        fail(f"unknown --source {repr(source)}; use stated, observed, inferred or system")
     target = namespace or group_id
     if not valid_namespace(target):
         err.print(f"[red]error:[/] {escape(repr(target))} is not a valid namespace ({NAMESPACE_RULE}); "

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, console, err, run
+from kg.cli.terminal import NAMESPACE, console, err, fail, run
 from kg.core.correction_models import STATUSES
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
@@ -48,8 +48,7 @@ def corrections(
         err.print("[red]error:[/] missing option --namespace / -n")
         raise typer.Exit(2)
     if status is not None and status not in STATUSES:
-        err.print(f"[red]error:[/] unknown status {escape(repr(status))}; use one of {', '.join(STATUSES)}")
-        raise typer.Exit(2)
+        fail(f"unknown status {repr(status)}; use one of {', '.join(STATUSES)}")
 
     async def go() -> list[Any]:
         async with AsyncMemory() as memory:
@@ -92,8 +91,7 @@ def confirm(correction_id: str = typer.Argument(...), namespace: str = NAMESPACE
     try:
         view = run(go())
     except KeyError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc.args[0]))}")
-        raise typer.Exit(1) from None
+        fail(str(exc.args[0]), 1)
     console.print(f"{view.id}: {view.status} - {escape(view.rule_text)}")
 
 

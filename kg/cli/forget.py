@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.core.models import Erasure, check_namespace
-from kg.cli.terminal import NAMESPACE, console, err, run
+from kg.cli.terminal import NAMESPACE, console, fail, run
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "
                               "this does not).", no_args_is_help=True, rich_markup_mode=None)
@@ -18,8 +18,7 @@ def _namespace(namespace: str) -> str:
     try:
         return check_namespace(namespace)
     except ValueError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
 
 
 def _erase(method: str, namespace: str, *target: str) -> None:

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, console, err, instant, run
+from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
 from kg.core.config import load_settings
 from kg.core.job_models import JOB_STATUSES, Job
 
@@ -87,8 +87,7 @@ def list_jobs(
     from kg.memory import AsyncMemory
 
     if status is not None and status not in JOB_STATUSES:
-        err.print(f"[red]error:[/] unknown status {escape(repr(status))}; use {', '.join(JOB_STATUSES)}")
-        raise typer.Exit(2)
+        fail(f"unknown status {repr(status)}; use {', '.join(JOB_STATUSES)}")
 
     async def go() -> list[Job]:
         async with AsyncMemory() as memory:
@@ -117,8 +116,7 @@ def retry(job_id: str = typer.Argument(...)) -> None:
 
     job = run(go())
     if job is None:
-        err.print(f"[red]error:[/] no job {escape(repr(job_id))}, or it is running")
-        raise typer.Exit(1)
+        fail(f"no job {repr(job_id)}, or it is running", 1)
     console.print(f"{job.id} queued ({job.kind} {escape(job.namespace)}/{escape(job.target)})")
 
 
@@ -133,8 +131,7 @@ def purge(
 
     bad = [s for s in status if s not in ("done", "dead", "superseded")]
     if bad:
-        err.print(f"[red]error:[/] only done, dead and superseded jobs can be purged, not {', '.join(bad)}")
-        raise typer.Exit(2)
+        fail(f"only done, dead and superseded jobs can be purged, not {', '.join(bad)}")
 
     async def go() -> int:
         from kg.jobs.queue import JobQueue
@@ -164,8 +161,7 @@ def enqueue(
     try:
         job = run(go())
     except ValueError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     console.print(f"{job.id} {job.status} ({job.kind} {escape(job.namespace)}/{escape(job.target)})")
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
 
-from kg.cli.terminal import console, err
+from kg.cli.terminal import console, fail
 from kg.core.config import load_settings
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads nothing it does not print
@@ -32,8 +31,7 @@ def neo4j_install() -> None:
         with console.status("Resolving Neo4j with Maven (first time only)..."):
             lib = local_server().install(echo=console.print)
     except LocalServerError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     console.print(f"Neo4j jars in {lib}")
 
 
@@ -50,8 +48,7 @@ def neo4j_start() -> None:
         with console.status("Starting Neo4j..."):
             local.start(echo=console.print)
     except LocalServerError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     if local.password():
         console.print(f"user neo4j, password in {local.password_file}" if not load_settings().neo4j.password
                       else "user neo4j, password from configuration")

@@ -15,7 +15,7 @@ from rich.table import Table
 from kg.core.config import Settings, load_settings
 from kg.core.vocabulary import K_DOC, K_MAX, K_MIN
 from kg.core.recall_models import RankedTurn
-from kg.cli.terminal import NAMESPACE, console, err, run
+from kg.cli.terminal import NAMESPACE, console, err, fail, run
 
 
 def print_hits(query: str, recipe: str, hits: Sequence[RankedTurn]) -> None:
@@ -57,13 +57,11 @@ def via_serve(settings: Settings, namespace: str, query: str, k: int, recipe: st
         r = httpx.get(f"{base}/v1/namespaces/{namespace}/search", params=params,
                       headers={"X-API-Key": key} if key else {}, timeout=60)
     except httpx.HTTPError as exc:
-        err.print(f"[red]error:[/] kg serve at {base} did not answer: {escape(str(exc))}")
-        raise typer.Exit(2) from None
+        fail(f"kg serve at {base} did not answer: {str(exc)}")
     if r.status_code != 200:
         body: Any = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
         hint = " (set KG_API_KEY)" if r.status_code in (401, 403) else ""
-        err.print(f"[red]error:[/] {r.status_code} {escape(str(body.get('message', r.text[:200])))}{hint}")
-        raise typer.Exit(2)
+        fail(f"{r.status_code} {str(body.get('message', r.text[:200]))}{hint}")
     return [RankedTurn.model_validate(h) for h in r.json()]
 
 
@@ -84,8 +82,7 @@ def search(
     try:
         pick(recipe or settings.memory.retrieval.strategy)
     except ValueError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     hits = None if local else via_serve(settings, namespace, query, k, recipe)
     if hits is None:
         from kg.memory import AsyncMemory

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Coroutine, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Coroutine, NoReturn, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -38,6 +38,13 @@ class Commands(typer.Typer):
         except (MissingExtra, UnknownSettingError) as exc:
             err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
             sys.exit(2)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """The one way a command stops on an error: one red line on stderr (`message` escaped, so a
+    user's text is never read as markup) and exit `code`, without a traceback."""
+    err.print(f"[red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
 
 
 def run(coro: Coroutine[Any, Any, T], *also: type[Exception]) -> T:

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kg.http import erase, export, facts, operations, relationships, routes, turns  # noqa: E402
 from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
+from kg.http.asgi import HttpMiddleware, StatusWatch  # noqa: E402
 from kg.http.backpressure import Backpressure  # noqa: E402
 from kg.http.common import API_VERSION, error_response  # noqa: E402
 from kg.http.metrics import Metrics, RequestMetrics  # noqa: E402
@@ -135,24 +136,20 @@ def _too_large(max_bytes: int) -> dict[str, str]:
     return {"field": "body", "message": f"the request body exceeds {max_bytes} bytes ([http] max_body_bytes)"}
 
 
-class BodyLimit:
+class BodyLimit(HttpMiddleware):
     """Refuses request bodies over `[http] max_body_bytes` with 413: by Content-Length before the
     route runs, and by counting when the body streams in without one."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
             await self._refuse(scope, send)
             return
         seen = 0
-        started = False
 
         async def counted() -> Message:
             nonlocal seen
@@ -163,15 +160,11 @@ class BodyLimit:
                     raise BodyTooLarge(self.max_bytes)
             return message
 
-        async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        watched = StatusWatch(send)
         try:
             await self.app(scope, counted, watched)
         except BodyTooLarge:
-            if started:
+            if watched.answered:
                 raise
             await self._refuse(scope, send)
 

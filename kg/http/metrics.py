@@ -13,9 +13,10 @@ import time
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg.core import telemetry
+from kg.http.asgi import HttpMiddleware, StatusWatch
 
 if TYPE_CHECKING:
     from kg.core.store import Store
@@ -74,30 +75,20 @@ class Metrics:
         return generate_latest(self.registry)
 
 
-class RequestMetrics:
+class RequestMetrics(HttpMiddleware):
     """Times every HTTP request, refused ones included (it sits outside the backpressure)."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
-        self.app = app
+        super().__init__(app)
         self.metrics = metrics
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        status = 500  # what the client sees when the app raises before answering
-
-        async def watched(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        watched = StatusWatch(send)
         try:
             await self.app(scope, receive, watched)
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
-            self.metrics.requests.labels(template, scope["method"], str(status)).observe(
+            self.metrics.requests.labels(template, scope["method"], str(watched.status)).observe(
                 time.perf_counter() - started)

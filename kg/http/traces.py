@@ -9,38 +9,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from starlette.routing import BaseRoute, Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg.core import telemetry
+from kg.http.asgi import HttpMiddleware, StatusWatch
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 PROPAGATED = (b"traceparent", b"tracestate")
 
 
-class RequestSpans:
+class RequestSpans(HttpMiddleware):
     """Outermost middleware: the request's span is current while the app (refusals included) runs.
     `routes` (the app's) name the requests FastAPI's router leaves without a route in the scope:
     those of plain Starlette routes such as `/mcp`."""
 
     def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute] = ()) -> None:
-        self.app = app
+        super().__init__(app)
         self.routes = routes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"] if scope["method"] in METHODS else "_OTHER"
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in PROPAGATED}
         attributes = (("http.request.method", method), ("url.scheme", scope.get("scheme", "http")))
-        status = 500  # what the client sees when the app raises before answering
-
-        async def watched(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        watched = StatusWatch(send)
         with telemetry.server_span("HTTP" if method == "_OTHER" else method, headers, attributes) as span:
             try:
                 await self.app(scope, receive, watched)
@@ -49,9 +40,9 @@ class RequestSpans:
                 if template is not None:
                     span.rename(f"{method} {template}")
                     span.set("http.route", template)
-                span.set("http.response.status_code", int(status))
-                if status >= 500:
-                    span.fail(str(int(status)))
+                span.set("http.response.status_code", int(watched.status))
+                if watched.status >= 500:
+                    span.fail(str(int(watched.status)))
 
     def _template(self, scope: Scope) -> str | None:
         """The route template: never the path, which holds a namespace or whatever a client sent."""
