@@ -35,6 +35,7 @@ from kg.http.traces import RequestSpans  # noqa: E402
 from kg.mcp.door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
 from kg.core.config import Settings, load_settings
+from kg.core.heap import bound_heap
 from kg.core.limits import FieldError
 from kg.memory import AsyncMemory
 from kg.core.store import StoreError, unavailable
@@ -120,7 +121,9 @@ def _tracing(settings: Settings) -> "Tracing | None":
 
 
 def default_app() -> FastAPI:
-    """For `uvicorn --factory kg.http:default_app`: the configured settings."""
+    """For `uvicorn --factory kg.http:default_app`: the configured settings, in a service's process
+    (large buffers kept off the heap, kg.core.heap)."""
+    bound_heap()
     return create_app(load_settings())
 
 

@@ -34,6 +34,7 @@ from kg.jobs.queue import JobQueue
 from kg.jobs.sweeps import SCHEDULES, idle_reason, run_sweep
 from kg.jobs.worker import Worker
 from kg.jobs.process import WorkerProcess
+from kg.core.heap import bound_heap
 from kg.core.config import Settings
 from kg.memory import AsyncMemory
 
@@ -113,6 +114,7 @@ async def serve(
 ) -> None:
     """Run until SIGINT / SIGTERM (or `stop` is set). Sweeps and workers cover every namespace of
     the database, or only `namespace` (the HTTP API is not restricted by it)."""
+    bound_heap()  # a service's process: large buffers stay off the heap (kg.core.heap)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -29,6 +29,7 @@ from kg.mcp.door import Door, LocalScope, Scope
 from kg.core.models import instant
 from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
+from kg.core.heap import bound_heap
 from kg.core.correction_models import CoreRules
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import QueryText, Timestamp
@@ -163,6 +164,7 @@ def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
         return memory
 
     scope = LocalScope(namespaces, opener=open_memory)
+    bound_heap()  # `kg mcp` is a process of its own (kg.core.heap)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
