@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable
 
 from pydantic import AfterValidator, BeforeValidator, StringConstraints
 
@@ -53,14 +53,19 @@ def unicode_problem(value: str) -> str | None:
     return None
 
 
-def _unicode(value: str) -> str:
-    problem = unicode_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
+def _refusing(problem_of: Callable[[str], str | None]) -> Callable[[str], str]:
+    """A pydantic after-validator from a rule that names a value's problem (None: no problem)."""
+
+    def check(value: str) -> str:
+        problem = problem_of(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    return check
 
 
-UnicodeText = Annotated[str, AfterValidator(_unicode)]
+UnicodeText = Annotated[str, AfterValidator(_refusing(unicode_problem))]
 """A text field in a pydantic model that must be storable: no lone surrogates."""
 
 
@@ -106,14 +111,7 @@ def check_session_id(value: str | None, field: str = "session_id") -> None:
         raise FieldError(field, problem)
 
 
-def _session_id(value: str) -> str:
-    problem = session_id_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
-
-
-SessionId = Annotated[str, AfterValidator(_session_id)]
+SessionId = Annotated[str, AfterValidator(_refusing(session_id_problem))]
 """A session id field in a pydantic model: the one rule, as a validation error on that field."""
 
 
