@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+
+pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed (pip install 'kg-memory[otel]')")
+
+from mcp import Client  # noqa: E402 - after the skip
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
