@@ -84,7 +84,7 @@ class EmbeddingSettings(Section):
     timeout_ms: int = Field(500, ge=1)  # each request to a remote provider gives up after this, unretried
     # texts per model call; unset: each provider's best. local 8 (chunks of a length-sorted batch: small
     # ones pad least and hold least; 85 turns/s and a 488 MB peak on 2000 turns against 52 and 700 at
-    # 32), sentence-transformers 32, voyage 128 (per request)
+    # 32), sentence-transformers 64 (as before the int8 default), voyage 128 (per request)
     batch_size: int | None = Field(None, ge=1)
     # local: batch chunks embedded at once; sentence-transformers: torch threads for a batch. 0: one
     # per core. On a host whose cores are shared (kg serve's worker process, the database, other

@@ -144,7 +144,7 @@ class SentenceTransformerEmbedder:
             return [self._model.encode([t], normalize_embeddings=True, show_progress_bar=False)[0].tolist()
                     for t in texts]
         vectors = self._model.encode(
-            texts, batch_size=self._settings.batch_size or 32, normalize_embeddings=True, show_progress_bar=False,
+            texts, batch_size=self._settings.batch_size or 64, normalize_embeddings=True, show_progress_bar=False,
         )
         return vectors.tolist()
 
