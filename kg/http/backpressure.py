@@ -26,6 +26,7 @@ from typing import Callable
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg.core.config import HttpSettings
+from kg.http.asgi import HttpMiddleware
 from kg.http.common import error_response
 
 EXEMPT = frozenset({"/health", "/ready", "/metrics"})  # an orchestrator's probes must answer under load
@@ -70,9 +71,9 @@ class Flow:
         self._at = now
 
 
-class Backpressure:
+class Backpressure(HttpMiddleware):
     def __init__(self, app: ASGIApp, settings: HttpSettings, clock: Callable[[], float] = time.monotonic) -> None:
-        self.app = app
+        super().__init__(app)
         self.settings = settings
         self.clock = clock
         self.writes = Flow(clock)
@@ -81,8 +82,8 @@ class Backpressure:
         self._slots: asyncio.Semaphore | None = None  # made on first use: inside the serving loop
         self._buckets: dict[str, tuple[float, float]] = {}  # key digest -> (tokens, at)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in EXEMPT:
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"] in EXEMPT:
             await self.app(scope, receive, send)
             return
         if self.settings.rate_per_key and not self._take_token(scope):
