@@ -5,6 +5,7 @@ registers on its server."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable, Callable, Protocol, Sequence
 
@@ -55,6 +56,19 @@ class LocalScope:
         """Begin opening the memory in the background (no-op when it is open or opening)."""
         if self.opened is None and self.opener is not None and self._opening is None:
             self._opening = asyncio.ensure_future(self.opener())
+
+    async def close(self) -> None:
+        """At shutdown: an open still under way is cancelled (a failed one's error is consumed here,
+        not reported as never retrieved); the memory is closed, also one opened in the background
+        that no tool call ever took."""
+        opening, self._opening = self._opening, None
+        if opening is not None:
+            if not opening.done():
+                opening.cancel()
+            with contextlib.suppress(BaseException):
+                self.opened = self.opened or await opening
+        if self.opened is not None:
+            await self.opened.close()
 
     async def memory(self) -> AsyncMemory:
         if self.opened is not None:

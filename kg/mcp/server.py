@@ -173,7 +173,6 @@ def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
             try:
                 yield
             finally:
-                if scope.opened is not None:
-                    await scope.opened.__aexit__(None, None, None)
+                await scope.close()
 
     build_server(scope, lifespan).run("stdio")
