@@ -12,6 +12,7 @@ import pytest
 from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg import AsyncMemory
 from kg.core.models import Attachment, Message
+from tests.cypher_state import cypher_rows
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -180,3 +181,20 @@ def test_locomo_loader_maps_sessions_dates_and_dia_ids(tmp_path: Path) -> None:
                                                   url="https://example.org/dog.jpg")]
     assert messages[2].attachments == [Attachment(kind="image", caption="a cat")]
     assert len(rejected) == 1 and "session_2" in rejected[0].where
+
+
+
+async def test_a_writes_vectors_are_sent_not_formatted(memory: AsyncMemory, namespace: str,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """The driver formats each statement's parameters for its debug log, on or off. The store hands
+    it list parameters whose repr is their length, so a batch's texts and vectors are never turned
+    into text on the event loop (nor into a debug log), and they are stored as sent."""
+    caplog.set_level(logging.DEBUG, logger="neo4j")
+    text = "the quartz-lemur project moved to the analytics cluster"
+    await memory.ingest([Message(namespace=namespace, session_id="s-quiet", role="user", text=text, ts=T0)])
+    runs = [r.getMessage() for r in caplog.records if "C: RUN" in r.getMessage()]
+    assert any("<list of 1>" in m for m in runs)  # the batch of one turn, as a list parameter
+    assert not any(text in m for m in runs)
+    [row] = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.text AS text, size(t.embedding) AS dim",
+                              ns=namespace)
+    assert row == {"text": text, "dim": memory.embedder.dim}
