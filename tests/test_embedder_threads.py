@@ -4,6 +4,8 @@ vector has the same bits whatever else is in its call and whichever process embe
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 import time
 
@@ -39,6 +41,28 @@ def test_a_query_is_embedded_while_a_batch_runs() -> None:
     writer.join()
     assert finished == ["queries", "batch of 600"]
     assert all(len(v) == embedder.dim for q in queries for v in q)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread has a nice value of its own on Linux only")
+def test_batch_threads_yield_the_cpu_and_query_threads_do_not() -> None:
+    """`[embedding] batch_nice`: the threads that embed batches run that much nicer than the
+    process; the query thread does not, even when a batch came first."""
+    settings = load_settings()
+    settings.embedding.batch_nice = 7
+    embedder = OnnxMiniLM(settings.embedding)
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    seen: dict[str, int] = {}
+
+    def note(texts: list[str], kind: str) -> list[list[float]]:
+        name = threading.current_thread().name.split("_")[0]
+        seen[name] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        return encode(texts, kind)
+
+    encode, embedder._encode = embedder._encode, note  # type: ignore[method-assign]
+    embedder.embed([f"a batch text {i}" for i in range(20)])  # the batch first: it starts the tokenizer's pool
+    embedder.embed(["a query"])
+    assert seen == {"embed-batch": min(19, base + 7), "embed-query": base}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base  # the caller's own is untouched
 
 
 def test_the_query_path_gives_the_batch_path_vectors() -> None:

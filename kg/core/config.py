@@ -95,6 +95,10 @@ class EmbeddingSettings(Section):
     # sentence-transformers: torch threads for a few texts (a query): one thread never waits for a
     # second core that the database or another tenant holds (the slowest queries were 5x slower)
     query_threads: int = Field(1, ge=1)
+    # local: added to the nice value of the threads that embed batches (Linux; elsewhere ignored), so
+    # under load the query thread, the API's event loop and the database get a core first: a write's
+    # batch waits, a 503 or a query does not wait behind it. 0: the same priority
+    batch_nice: int = Field(5, ge=0, le=19)
 
 
 class SessionSettings(Section):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -60,6 +61,7 @@ class OnnxMiniLM:
         self.name = f"local/{MODEL}-int8"
         self._batch_size = settings.batch_size or 8
         self._threads = settings.threads or os.cpu_count() or 1
+        self._batch_nice = settings.batch_nice
         self._session: Any = None
         self._tokenizers: dict[str, Any] = {}  # one per thread kind: batches, queries
         self._lock = threading.Lock()
@@ -68,9 +70,17 @@ class OnnxMiniLM:
 
     def _executors(self) -> None:
         if self._pid != os.getpid():  # new, or a forked child: it has the executors but not their threads
-            self._batches = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="embed-batch")
+            self._batches = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="embed-batch",
+                                               initializer=self._batch_thread)
             self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
             self._pid = os.getpid()
+
+    def _batch_thread(self) -> None:
+        """A batch thread starts at `batch_nice` (queries, the event loop and the database first),
+        after the tokenizer's worker pool has started: threads inherit their creator's priority,
+        and that pool, started by whichever thread tokenizes first, serves queries too."""
+        self._tokenizer("batches").encode_batch(["start"])
+        lower_priority(self._batch_nice)
 
     def load(self) -> None:
         """Load the weights now (the first `embed` does it otherwise)."""
@@ -163,6 +173,17 @@ class OnnxMiniLM:
         pooled = np.stack([hidden[i, :n].mean(axis=0) for i, n in enumerate(lengths)])
         vectors: list[list[float]] = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).tolist()
         return vectors
+
+
+def lower_priority(nice: int) -> None:
+    """Add `nice` to the calling thread's nice value (Linux, where a thread has its own; a no-op
+    elsewhere, and when the system refuses)."""
+    if nice and sys.platform == "linux":
+        tid = threading.get_native_id()
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+        except OSError as exc:  # pragma: no cover - a sandbox that forbids it
+            log.debug("batch threads keep their priority: %s", exc)
 
 
 def _session() -> Any:
