@@ -36,7 +36,7 @@ def serve(
     """Run the scheduler, the job workers and the HTTP API until SIGINT / SIGTERM."""
     from kg.memory import AsyncMemory
 
-    from kg.jobs.serve import serve as run_serve
+    from kg.jobs.serve import serve as run_serve, service_loop
 
     settings = load_settings()
 
@@ -47,7 +47,7 @@ def serve(
         console.print("kg serve: " + ", ".join(p for p in parts if p) + f"; jobs of {scope} (Ctrl-C stops)")
 
     run(run_serve(settings, host, port, http=http, schedule=schedule, work=work, on_ready=ready,
-                   namespace=namespace))
+                  namespace=namespace), loop_factory=service_loop())
 
 
 @jobs_app.command("run-once")

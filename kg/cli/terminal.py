@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Coroutine, NoReturn, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -47,16 +47,18 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def run(coro: Coroutine[Any, Any, T], *also: type[Exception]) -> T:
-    """Run a command's coroutine; a database, server or embedder problem (or one of `also`, the
-    command's own user errors) exits 2 with its message."""
+def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None) -> T:
+    """Run a command's coroutine (on a loop from `loop_factory`, or asyncio's); a database, server
+    or embedder problem (or one of `also`, the command's own user errors) exits 2 with its message."""
     from kg.core.embeddings import EmbeddingError
     from kg.core.neo4j_local import LocalServerError
     from kg.core.store import StoreError
 
     expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)
     try:
-        return asyncio.run(coro)
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            return runner.run(coro)
     except expected as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None

@@ -93,6 +93,19 @@ def _health_app(memory: AsyncMemory) -> Any:
     return app
 
 
+def service_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop a service runs on: uvloop when it is installed (the `server` extra, not on
+    Windows), else asyncio's. A refusal under overload (503 with `Retry-After`) waits for its turn
+    on the loop, so what the loop spends per request is its answer time at the client; uvicorn
+    also parses HTTP with httptools when that is installed. `uvicorn --factory kg.http:default_app`
+    picks both by itself."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 class _Server(uvicorn.Server):
     """uvicorn without its own signal handling: `serve` owns SIGINT/SIGTERM for the whole process."""
 
