@@ -5,7 +5,8 @@ ingest rate the machine sustains, and in overload at three times that rate.
     python -m bench.load --quick --json               # 2k turns, 20 s phases: a few minutes
 
 Fills a namespace with `--prefill` turns through the Python API (kept between runs: a namespace
-that already holds them is reused; `--fresh` refills it) and runs the jobs they make (indexing,
+that holds exactly them is reused; one that holds more, because an earlier run's phases wrote into
+it, is emptied and refilled, as `--fresh` does) and runs the jobs they make (indexing,
 summaries) to the end, so the namespace is in steady state. Then starts `python -m kg.cli serve`
 on a free 127.0.0.1 port, its sweeps every `--sweep-every` seconds, and runs four phases of the
 same query traffic (`bench.load_traffic`: open-loop arrivals of the default search, /recall,
@@ -38,7 +39,7 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Awaitable, Callable
 
 import httpx
 import psutil
@@ -73,6 +74,10 @@ async def prefill(namespace: str, turns: int, fresh: bool, settle_s: float) -> d
         if fresh:
             await memory.delete_namespace(namespace)
         have = await turn_count(memory.store, namespace)
+        if have > turns:  # an earlier run's phases wrote into it: every run starts from the same state
+            progress(f"{namespace} holds {have} turns, more than the prefill: emptying it ...")
+            await memory.delete_namespace(namespace)
+            have = 0
         started = time.perf_counter()
         out: dict[str, Any] = {"turns": have, "reused": True, "seconds": 0.0}
         if have < turns:
@@ -183,6 +188,23 @@ async def server_time(client: httpx.AsyncClient, url: str, admin_key: str) -> di
             "embed": top(totals["kg_embed_seconds"], 4), "statements": top(totals["kg_neo4j_statement_seconds"], 8)}
 
 
+async def loop_lag(client: httpx.AsyncClient, url: str, admin_key: str) -> dict[str, float]:
+    """The API's `kg_event_loop_lag_seconds` so far, cumulative: samples, and how many were within
+    10, 50, 100 and 250 ms (how late its event loop took up a step that was ready)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    r = await client.get(url + "/metrics", headers={"X-API-Key": admin_key})
+    r.raise_for_status()
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(r.text):
+        if family.name == "kg_event_loop_lag_seconds":
+            for sample in family.samples:
+                le = sample.labels.get("le")
+                if sample.name.endswith("_bucket") and le in ("0.01", "0.05", "0.1", "0.25", "+Inf"):
+                    out["samples" if le == "+Inf" else f"within_{float(le) * 1000:g}ms"] = sample.value
+    return out
+
+
 async def warm_up(client: httpx.AsyncClient, base: str, rounds: int) -> None:
     """Models, caches, the server's JIT: every route with every query, `rounds` times."""
     progress(f"warm-up: {rounds * len(QUERIES) * len(MIX)} queries ...")
@@ -192,7 +214,8 @@ async def warm_up(client: httpx.AsyncClient, base: str, rounds: int) -> None:
                 await client.get(base + path, params={"q": q, "k": 10})
 
 
-async def phases(client: httpx.AsyncClient, base: str, store: Store, args: argparse.Namespace) -> dict[str, Any]:
+async def phases(client: httpx.AsyncClient, base: str, store: Store, args: argparse.Namespace,
+                 lag: Callable[[], Awaitable[dict[str, float]]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     since = datetime.now(timezone.utc)
     out["idle"], _ = await run_phase(client, base, "idle", args.seconds, args.qps, 0, args.batch, args.max_inflight, 1)
@@ -203,9 +226,12 @@ async def phases(client: httpx.AsyncClient, base: str, store: Store, args: argpa
     if args.overload_factor > 0:
         out["capacity"] = await capacity(client, base, args.capacity_seconds, args.capacity_writers, args.batch,
                                          args.qps, args.max_inflight)
+        before = await lag()
         out["overload"] = await overload(client, base, store, args.namespace, args.overload_seconds or args.seconds,
                                          args.overload_factor, out["capacity"]["sustained_messages_per_s"],
                                          args.batch, args.qps)
+        after = await lag()  # the API's loop lag over the overload phase (and its count of turns)
+        out["overload"]["overload"]["event_loop_lag"] = {k: int(after[k] - before.get(k, 0)) for k in after}
     return out
 
 
@@ -240,7 +266,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         limits = httpx.Limits(max_connections=args.max_inflight + 4)
         async with httpx.AsyncClient(headers={"X-API-Key": key}, timeout=30, limits=limits) as client:
             await warm_up(client, base, args.warm_rounds)
-            ran = await phases(client, base, store, args)
+            ran = await phases(client, base, store, args, lambda: loop_lag(client, url, admin_key))
             health = (await client.get(f"{url}/health")).status_code
             spent = await server_time(client, url, admin_key)
         stop.set()

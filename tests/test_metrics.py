@@ -72,6 +72,9 @@ async def test_metrics_count_an_ingest_a_search_a_job_and_an_llm_call(
     assert statements.get("queries/job_claim", 0) >= 1 and statements.get("queries/job_complete") == 1
     for name in statements:  # every label is a cypher/ file
         assert cypher.load(name)
+    # the event loop's lag, sampled while the app runs (one sample every 0.1 s)
+    assert value(found, "kg_event_loop_lag_seconds_count") >= 1
+    assert value(found, "kg_event_loop_lag_seconds_bucket", le="+Inf") == value(found, "kg_event_loop_lag_seconds_count")
 
 
 async def test_metrics_never_name_a_namespace_a_session_or_user_text(

@@ -2,13 +2,14 @@
 
 Families: requests by route template and status, job queue depth by kind and status (read from
 the database at each scrape), job runs by kind and outcome, LLM calls and tokens by purpose,
-embedder latency by kind (query, batch), and Neo4j latency by the statement's `cypher/` file name.
+embedder latency by kind (query, batch), the event loop's lag, and Neo4j latency by the statement's `cypher/` file name.
 The foundation reports the last four through `kg.core.telemetry`. No label ever holds a namespace
 or user text: a route is its template (`/v1/namespaces/{namespace}/search`), not its path.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 FAST = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 SLOW = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0)
+LAG_EVERY_S = 0.1
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
@@ -43,6 +45,10 @@ class Metrics:
                                   registry=r)
         self.jobs = Histogram("kg_job_run_seconds", "Job runs in this process by kind and outcome "
                               "(done, retrying, dead, lost)", ["kind", "outcome"], buckets=SLOW, registry=r)
+        self.loop_lag = Histogram("kg_event_loop_lag_seconds", "How late a timer on the API's event loop fires "
+                                  f"(one every {LAG_EVERY_S:g} s): what a request waits for its first step",
+                                  buckets=FAST, registry=r)
+        self._watch: asyncio.Task[None] | None = None
         self.depth = Gauge("kg_job_queue_depth", "Jobs in the queue by kind and status", ["kind", "status"],
                            registry=r)
 
@@ -62,10 +68,21 @@ class Metrics:
         self.jobs.labels(kind, outcome).observe(seconds)
 
     def start(self) -> None:
+        """From the app's lifespan, on its event loop."""
         telemetry.add_observer(self)
+        self._watch = asyncio.get_running_loop().create_task(self._watch_loop(), name="event loop lag")
 
     def stop(self) -> None:
         telemetry.remove_observer(self)
+        if self._watch is not None:
+            self._watch.cancel()
+
+    async def _watch_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            at = loop.time()
+            await asyncio.sleep(LAG_EVERY_S)
+            self.loop_lag.observe(max(0.0, loop.time() - at - LAG_EVERY_S))
 
     async def scrape(self, store: "Store") -> bytes:
         rows = await store.read("queries/jobs_depth")
