@@ -105,3 +105,53 @@ async def test_metrics_answer_only_a_key_granted_every_namespace(memory: AsyncMe
         r = await client.get("/metrics", headers={"X-API-Key": "all-key"})
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
         assert "one-key" not in r.text and "all-key" not in r.text
+
+
+async def test_kg_serves_metrics_count_the_jobs_its_worker_process_runs(namespace: str) -> None:
+    """`kg serve` runs jobs in a child process (`[jobs] worker_process`); their runs and statements
+    are counted by the API's /metrics all the same (`kg.jobs.process.Relay`)."""
+    import asyncio
+    import socket
+    import time
+
+    from kg.jobs.serve import serve
+
+    settings = settings_with(keys={}, metrics=True)
+    assert settings.jobs.worker_process
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(settings, "127.0.0.1", port, schedule=False, stop=stop, namespace=namespace))
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as api:
+            deadline = time.monotonic() + 120  # a bound, so that a failure is reported rather than hung
+            while True:
+                assert not task.done(), task.exception()
+                assert time.monotonic() < deadline, "kg serve did not answer /health"
+                try:
+                    if (await api.get("/health")).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.2)
+            sent = await api.post(f"/v1/namespaces/{namespace}/messages", json={"messages": [
+                msg("Quokkaline moved its ledger to the new cluster.", 0, session_id="sess-relay")]})
+            assert sent.status_code == 200, sent.text
+            r = await api.post(f"/v1/namespaces/{namespace}/jobs", json={"kind": "embed_backfill", "target": "turns"})
+            assert r.status_code == 200, r.text
+            job_id = r.json()["id"]
+            while (status := (await api.get(f"/v1/namespaces/{namespace}/jobs/{job_id}")).json()["status"]) != "done":
+                assert status in ("queued", "running") and time.monotonic() < deadline + 60, status
+                await asyncio.sleep(0.3)
+            found: dict = {}
+            while not value(found, "kg_job_run_seconds_count", kind="embed_backfill", outcome="done"):
+                assert time.monotonic() < deadline + 90, "the job's run never reached /metrics"
+                await asyncio.sleep(0.2)  # the report crosses the pipe just after the job is marked done
+                found = samples((await api.get("/metrics")).text)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 60)
+    statements = {dict(labels)["statement"]: v for (name, labels), v in found.items()
+                  if name == "kg_neo4j_statement_seconds_count"}
+    assert statements.get("queries/job_claim", 0) >= 1  # claimed in the child only: this API runs no worker

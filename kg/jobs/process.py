@@ -11,27 +11,35 @@ password stays out of `ps`) and runs the workers only (`kg.jobs.serve.run_worker
 parent (Linux: `PR_SET_PDEATHSIG`, SIGKILL, as if the service was killed as a whole: the job's
 lease returns it to the queue), is restarted after a pause if it exits on its own, and on a
 graceful stop gets SIGTERM and `[jobs] lease_s` to finish its job in hand.
+
+With `[http] metrics` on, the child's telemetry (its job runs, LLM calls, statements and embedder
+calls) comes back to the parent over a pipe (`Relay`) and is reported there as the parent's own,
+so the API's `GET /metrics` counts the jobs `kg serve` runs, not only its requests.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import logging
 import multiprocessing
 import os
 import signal
 import sys
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Coroutine
 
-from kg.jobs.worker import wait_or_stop
+from kg.core import telemetry
 from kg.core.config import Settings
+from kg.jobs.worker import wait_or_stop
 
 log = logging.getLogger(__name__)
 
 PR_SET_PDEATHSIG = 1
-RESTART_PAUSE_S = (1.0, 30.0)  # first pause before a restart, and the cap as it doubles
+RESTART_PAUSE_S = (1.0, 30.0)
+RELAY_READS = 256  # telemetry reports taken from the child per turn of the parent's loop  # first pause before a restart, and the cap as it doubles
 
 
 def _die_with_parent() -> None:
@@ -45,11 +53,58 @@ def _die_with_parent() -> None:
 Work = Callable[[Settings, "str | None"], Coroutine[Any, Any, None]]
 
 
-def _child_main(work: Work, settings: Settings, namespace: str | None, nice: int, level: int) -> None:
+class Relay:
+    """A `kg.core.telemetry` observer in the child: each report goes down the pipe to the parent,
+    which reports it as its own (`receive`). Names of code and numbers only, as every report."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def _send(self, report: str, *args: object) -> None:
+        try:
+            self.conn.send((report, args))
+        except (OSError, ValueError):  # the parent is gone or stopping: its metrics with it
+            telemetry.remove_observer(self)
+
+    def statement(self, name: str, seconds: float) -> None:
+        self._send("statement_done", name, seconds)
+
+    def embed(self, kind: str, seconds: float) -> None:
+        self._send("embed_done", kind, seconds)
+
+    def llm(self, purpose: str, seconds: float, input_tokens: int, output_tokens: int) -> None:
+        self._send("llm_done", purpose, seconds, input_tokens, output_tokens)
+
+    def job(self, kind: str, outcome: str, seconds: float) -> None:
+        self._send("job_done", kind, outcome, seconds)
+
+
+REPORTS: dict[str, Callable[..., None]] = {
+    "statement_done": telemetry.statement_done, "embed_done": telemetry.embed_done,
+    "llm_done": telemetry.llm_done, "job_done": telemetry.job_done,
+}
+
+
+def receive(conn: Connection) -> None:
+    """In the parent, when the pipe is readable: report what the child sent, as the parent's own."""
+    try:
+        for _ in range(RELAY_READS):  # then back to the loop; the rest at its next turn
+            if not conn.poll():
+                break
+            report, args = conn.recv()
+            REPORTS[report](*args)
+    except (EOFError, OSError):  # the child exited; its successor gets a new pipe
+        asyncio.get_running_loop().remove_reader(conn.fileno())
+
+
+def _child_main(work: Work, settings: Settings, namespace: str | None, nice: int, level: int,
+                relay: Connection | None = None) -> None:
     """The child: lower priority, then `work` (workers only: no API, no sweeps) until SIGTERM."""
     _die_with_parent()
     if nice:
         os.nice(nice)
+    if relay is not None:
+        telemetry.add_observer(Relay(relay))
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s [worker process]: %(message)s")
     asyncio.run(work(settings, namespace))
 
@@ -64,13 +119,21 @@ class WorkerProcess:
         self.namespace = namespace
         self._ctx = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited loop or driver
         self.process: BaseProcess | None = None
+        self._relay: Connection | None = None  # the parent's end of the telemetry pipe
 
     def start(self) -> None:
         level = logging.getLogger().getEffectiveLevel()
+        self._close_relay()
+        child_end = None
+        if self.settings.http.metrics:  # the child's telemetry, reported by this process (`Relay`)
+            self._relay, child_end = self._ctx.Pipe(duplex=False)
+            asyncio.get_running_loop().add_reader(self._relay.fileno(), receive, self._relay)
         self.process = self._ctx.Process(
             target=_child_main, name="kg-serve-workers", daemon=False,
-            args=(self.work, self.settings, self.namespace, self.settings.jobs.worker_nice, level))
+            args=(self.work, self.settings, self.namespace, self.settings.jobs.worker_nice, level, child_end))
         self.process.start()
+        if child_end is not None:
+            child_end.close()  # the child holds its own copy
         log.info("job workers in process %s (nice %d)", self.process.pid, self.settings.jobs.worker_nice)
 
     async def supervise(self, stop: asyncio.Event) -> None:
@@ -91,6 +154,14 @@ class WorkerProcess:
                     self.start()
         finally:
             await asyncio.shield(asyncio.to_thread(self.stop))
+            self._close_relay()
+
+    def _close_relay(self) -> None:
+        if self._relay is not None:
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_reader(self._relay.fileno())
+            self._relay.close()
+            self._relay = None
 
     def stop(self) -> None:
         """SIGTERM, then `[jobs] lease_s` for the job in hand, then SIGKILL."""
