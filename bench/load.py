@@ -7,7 +7,10 @@ ingest rate the machine sustains, and in overload at three times that rate.
 Fills a namespace with `--prefill` turns through the Python API (kept between runs: a namespace
 that holds exactly them is reused; one that holds more, because an earlier run's phases wrote into
 it, is emptied and refilled, as `--fresh` does) and runs the jobs they make (indexing,
-summaries) to the end, so the namespace is in steady state. Then starts `python -m kg.cli serve`
+summaries) to the end, so the namespace is in steady state. The phases write to a sibling
+namespace, `<namespace>-live`, emptied at the start of each run: the namespace the queries read
+stays at its prefill from run to run, while the writes cost the readers what they would in the same
+namespace (the vector and fulltext indexes are the database's, shared by every namespace). Then starts `python -m kg.cli serve`
 on a free 127.0.0.1 port, its sweeps every `--sweep-every` seconds, and runs four phases of the
 same query traffic (`bench.load_traffic`: open-loop arrivals of the default search, /recall,
 /search/sessions and /search/memories):
@@ -51,6 +54,7 @@ from kg.core.models import Message
 from kg.core.store import Store
 
 HOST = "127.0.0.1"
+LIVE = "-live"  # the phases write to `<namespace>-live`
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2023, 1, 1, tzinfo=timezone.utc)
 QUICK = {"prefill": 2000, "seconds": 20.0, "capacity_seconds": 15.0, "overload_seconds": 20.0, "settle_s": 120.0,
@@ -71,6 +75,7 @@ async def prefill(namespace: str, turns: int, fresh: bool, settle_s: float) -> d
     """`turns` turns in sessions of 40 through the Python API (reused when already there), then
     every job they make run to the end."""
     async with AsyncMemory(load_settings()) as memory:
+        await memory.delete_namespace(namespace + LIVE)  # an earlier run's writes
         if fresh:
             await memory.delete_namespace(namespace)
         have = await turn_count(memory.store, namespace)
@@ -219,15 +224,19 @@ async def phases(client: httpx.AsyncClient, base: str, store: Store, args: argpa
     out: dict[str, Any] = {}
     since = datetime.now(timezone.utc)
     out["idle"], _ = await run_phase(client, base, "idle", args.seconds, args.qps, 0, args.batch, args.max_inflight, 1)
-    out["idle"]["jobs_done"], since = await jobs_finished(client, base, since), datetime.now(timezone.utc)
+    writes = base + LIVE  # the sibling namespace the phases write to (see the module's docstring)
+    out["idle"]["jobs_done"] = await jobs_finished(client, base, since) + await jobs_finished(client, writes, since)
+    since = datetime.now(timezone.utc)
     out["under_ingest"], _ = await run_phase(client, base, "under_ingest", args.seconds, args.qps, args.ingest_rate,
-                                             args.batch, args.max_inflight, 2)
-    out["under_ingest"]["jobs_done"] = await jobs_finished(client, base, since)
+                                             args.batch, args.max_inflight, 2, writes=writes)
+    out["under_ingest"]["jobs_done"] = (await jobs_finished(client, base, since)
+                                        + await jobs_finished(client, writes, since))
     if args.overload_factor > 0:
-        out["capacity"] = await capacity(client, base, args.capacity_seconds, args.capacity_writers, args.batch,
+        out["capacity"] = await capacity(client, base, writes, args.capacity_seconds, args.capacity_writers, args.batch,
                                          args.qps, args.max_inflight)
         before = await lag()
-        out["overload"] = await overload(client, base, store, args.namespace, args.overload_seconds or args.seconds,
+        out["overload"] = await overload(client, base, writes, store, args.namespace + LIVE,
+                                         args.overload_seconds or args.seconds,
                                          args.overload_factor, out["capacity"]["sustained_messages_per_s"],
                                          args.batch, args.qps)
         after = await lag()  # the API's loop lag over the overload phase (and its count of turns)
@@ -243,7 +252,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     url = f"http://{HOST}:{port}"
     log = open(args.server_log, "w+b") if args.server_log else tempfile.TemporaryFile()
     progress(f"starting kg serve on port {port} ...")
-    server = start_server(port, {key: [args.namespace], admin_key: ["*"]}, args.sweep_every, log,
+    server = start_server(port, {key: [args.namespace, args.namespace + LIVE], admin_key: ["*"]}, args.sweep_every, log,
                           args.max_inflight_writes, server_env(args))
     store = await Store.connect(load_settings())
     peak_rss = 0

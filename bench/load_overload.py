@@ -46,7 +46,7 @@ async def settled_count(store: Store, namespace: str, expected: int, wait_s: flo
     return last
 
 
-async def capacity(client: httpx.AsyncClient, base: str, seconds: float, writers: int, batch: int, qps: float,
+async def capacity(client: httpx.AsyncClient, base: str, writes: str, seconds: float, writers: int, batch: int, qps: float,
                    max_inflight: int) -> dict[str, Any]:
     async def write(phase: Phase, until: float) -> None:
         async def writer(w: int) -> None:
@@ -55,7 +55,7 @@ async def capacity(client: httpx.AsyncClient, base: str, seconds: float, writers
             while time.monotonic() < until:
                 body = {"messages": messages(rng, tag, sent, batch)}
                 sent += batch
-                if not await phase.call(client, INGEST, "POST", base + "/messages", json=body):
+                if not await phase.call(client, INGEST, "POST", writes + "/messages", json=body):
                     await asyncio.sleep(0.05)
         await asyncio.gather(*(writer(w) for w in range(writers)))
 
@@ -66,11 +66,11 @@ async def capacity(client: httpx.AsyncClient, base: str, seconds: float, writers
     return out
 
 
-async def overload(client: httpx.AsyncClient, base: str, store: Store, namespace: str, seconds: float,
+async def overload(client: httpx.AsyncClient, base: str, writes: str, store: Store, namespace: str, seconds: float,
                    factor: float, sustained: float, batch: int, qps: float) -> dict[str, Any]:
     rate = max(factor * sustained, float(batch))
     before = await turn_count(store, namespace)
-    out, phase = await run_phase(client, base, "overload", seconds, qps, rate, batch, 10**6, 3)
+    out, phase = await run_phase(client, base, "overload", seconds, qps, rate, batch, 10**6, 3, writes=writes)
     progress("overload: waiting for the accepted writes to be counted ...")
     stored = await settled_count(store, namespace, before + phase.accepted_messages) - before
     accepted = phase.latencies[INGEST]

@@ -74,6 +74,16 @@ class Phase:
         self.accepted_messages = 0
         self.refused: list[tuple[str, int, float, bool]] = []  # (route, status, ms, with Retry-After)
         self.load_before = load_average()
+        self.client_lag: list[float] = []  # ms: how late this client's own loop fired a 0.1 s timer
+
+    async def watch_client(self, until: float) -> None:
+        """This client's own event-loop lag: a request's time includes the wait for this loop to see
+        its answer, so a slow client would count against the server."""
+        loop = asyncio.get_running_loop()
+        while time.monotonic() < until:
+            at = loop.time()
+            await asyncio.sleep(0.1)
+            self.client_lag.append(max(0.0, (loop.time() - at - 0.1) * 1000))
 
     def send(self, client: httpx.AsyncClient, label: str, method: str, url: str, lag: float, **kw: Any) -> None:
         if lag > 0.1:
@@ -121,6 +131,7 @@ class Phase:
                 "errors": sum(r["errors"] for r in routes.values()), "refused": len(self.refused),
                 "accepted_messages": self.accepted_messages,
                 "query_p95_ms": round(percentile(queries, 95), 1), "routes": routes,
+                "client_loop_lag_ms": {f"p{p}": round(percentile(self.client_lag, p), 1) for p in (50, 99, 100)},
                 "slowest": sorted(self.timeline, key=lambda x: -x[2])[:10]}
 
     def refusals(self) -> dict[str, Any]:
@@ -160,10 +171,12 @@ async def ticker(phase: Phase, name: str, until: float, every_s: float = 10.0) -
 
 
 async def run_phase(client: httpx.AsyncClient, base: str, name: str, seconds: float, qps: float, ingest_rate: float,
-                    batch: int, max_inflight: int, seed: int, background: Any = None) -> tuple[dict[str, Any], Phase]:
-    """`seconds` of query arrivals at `qps` (the mix above) and, with `ingest_rate` > 0, batches of
-    `batch` messages at that many messages per second; `background(phase, until)`, if given, runs
-    beside them (closed-loop writers)."""
+                    batch: int, max_inflight: int, seed: int, background: Any = None,
+                    writes: str | None = None) -> tuple[dict[str, Any], Phase]:
+    """`seconds` of query arrivals at `qps` (the mix above) on the namespace at `base` and, with
+    `ingest_rate` > 0, batches of `batch` messages at that many messages per second to the one at
+    `writes` (default `base`); `background(phase, until)`, if given, runs beside them (closed-loop
+    writers)."""
     progress(f"phase {name}: {seconds:g} s, {qps:g} queries/s, {ingest_rate:g} messages/s")
     phase = Phase(max_inflight)
     rng = random.Random(seed)
@@ -178,9 +191,9 @@ async def run_phase(client: httpx.AsyncClient, base: str, name: str, seconds: fl
     def ingest(lag: float) -> None:
         body = {"messages": messages(rng, tag, sent["messages"], batch)}
         sent["messages"] += batch
-        phase.send(client, INGEST, "POST", base + "/messages", lag, json=body)
+        phase.send(client, INGEST, "POST", (writes or base) + "/messages", lag, json=body)
 
-    schedules = [on_schedule(qps, until, query), ticker(phase, name, until)]
+    schedules = [on_schedule(qps, until, query), ticker(phase, name, until), phase.watch_client(until)]
     if ingest_rate > 0:
         schedules.append(on_schedule(ingest_rate / batch, until, ingest))
     if background is not None:

@@ -37,7 +37,7 @@ DEADLOCK_ROUNDS = 6  # rounds of the driver's retry budget a write transaction g
 PROBE_S = 0.8  # while the database is down, a statement waits at most this long for one shared ping
 
 
-class _Unlogged(list):  # type: ignore[type-arg]
+class _Unlogged(list):
     """A list parameter whose repr is its length. The driver formats every statement's parameters
     for its debug log whether that log is on or not (`" ".join(map(repr, fields))` in neo4j 6.4's
     `Bolt5x5.run`); for a batch of ten turns with their vectors that was 2 ms of the event loop
