@@ -47,7 +47,7 @@ def serve(
         console.print("kg serve: " + ", ".join(p for p in parts if p) + f"; jobs of {scope} (Ctrl-C stops)")
 
     run(run_serve(settings, host, port, http=http, schedule=schedule, work=work, on_ready=ready,
-                  namespace=namespace), loop_factory=service_loop())
+                  namespace=namespace, own_process=True), loop_factory=service_loop())
 
 
 @jobs_app.command("run-once")

@@ -35,7 +35,7 @@ from kg.http.traces import RequestSpans  # noqa: E402
 from kg.mcp.door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
 from kg.core.config import Settings, load_settings
-from kg.core.heap import bound_heap
+from kg.core.heap import bound_heap, calm_collector
 from kg.core.limits import FieldError
 from kg.memory import AsyncMemory
 from kg.core.store import StoreError, unavailable
@@ -59,6 +59,8 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
             # the first request does not pay the model load; a database still starting (or down)
             # answers 503 until it can be reached
             await mem.start(warm=True)
+            if getattr(app.state, "own_process", False):  # default_app: the process is the service's
+                calm_collector()  # start-up's objects out of the collector's sight (kg.core.heap)
         app.state.memory = mem
         metrics = getattr(app.state, "metrics", None)
         if metrics is not None:
@@ -124,7 +126,9 @@ def default_app() -> FastAPI:
     """For `uvicorn --factory kg.http:default_app`: the configured settings, in a service's process
     (large buffers kept off the heap, kg.core.heap)."""
     bound_heap()
-    return create_app(load_settings())
+    app = create_app(load_settings())
+    app.state.own_process = True
+    return app
 
 
 # -- request size -----------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from kg.jobs.queue import JobQueue
 from kg.jobs.sweeps import SCHEDULES, idle_reason, run_sweep
 from kg.jobs.worker import Worker
 from kg.jobs.process import WorkerProcess
-from kg.core.heap import bound_heap
+from kg.core.heap import bound_heap, calm_collector
 from kg.core.config import Settings
 from kg.memory import AsyncMemory
 
@@ -124,9 +124,12 @@ async def serve(
     on_ready: Callable[[AsyncMemory], None] | None = None,
     stop: asyncio.Event | None = None,
     namespace: str | None = None,
+    own_process: bool = False,
 ) -> None:
     """Run until SIGINT / SIGTERM (or `stop` is set). Sweeps and workers cover every namespace of
-    the database, or only `namespace` (the HTTP API is not restricted by it)."""
+    the database, or only `namespace` (the HTTP API is not restricted by it). `own_process`: the
+    process is the service's alone (`kg serve`, its worker child), so its garbage collector is tuned
+    for it (`kg.core.heap.calm_collector`); not so in a caller's process (tests, embedding)."""
     bound_heap()  # a service's process: large buffers stay off the heap (kg.core.heap)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -137,6 +140,8 @@ async def serve(
     # A service pays the model load once at start, not on its first request. A database still
     # starting (or down) does not stop it: requests answer 503 and workers back off until it answers.
     await memory.start(warm=True)
+    if own_process:
+        calm_collector()  # start-up's objects (the model, the driver) out of the collector's sight
     try:
         worker = Worker(memory, namespace=namespace)
         scheduler = build_scheduler(memory, worker.queue, namespace) if schedule else None
@@ -192,4 +197,4 @@ async def _traced(settings: Settings, work: Awaitable[None]) -> None:
 
 async def run_workers(settings: Settings, namespace: str | None) -> None:
     """The worker process's work (`kg.jobs.process`): the job workers only, until SIGTERM."""
-    await serve(settings, http=False, schedule=False, work=True, namespace=namespace)
+    await serve(settings, http=False, schedule=False, work=True, namespace=namespace, own_process=True)

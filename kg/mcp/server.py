@@ -29,7 +29,7 @@ from kg.mcp.door import Door, LocalScope, Scope
 from kg.core.models import instant
 from kg.access import AccessDenied, Keyring
 from kg.core.config import Settings
-from kg.core.heap import bound_heap
+from kg.core.heap import bound_heap, calm_collector
 from kg.core.correction_models import CoreRules
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import QueryText, Timestamp
@@ -161,6 +161,7 @@ def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
         facade = await asyncio.to_thread(importlib.import_module, "kg.memory")
         memory: AsyncMemory = facade.AsyncMemory(settings)
         await memory.open(warm=True)
+        calm_collector()  # `kg mcp` is a process of its own (kg.core.heap)
         return memory
 
     scope = LocalScope(namespaces, opener=open_memory)
