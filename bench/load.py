@@ -156,18 +156,24 @@ async def jobs_finished(client: httpx.AsyncClient, base: str, since: datetime) -
     return finished
 
 
+async def metric_families(client: httpx.AsyncClient, url: str, admin_key: str) -> list[Any]:
+    """The API process's `GET /metrics`, parsed (prometheus-client's metric families)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    r = await client.get(url + "/metrics", headers={"X-API-Key": admin_key})
+    r.raise_for_status()
+    return list(text_string_to_metric_families(r.text))
+
+
 async def server_time(client: httpx.AsyncClient, url: str, admin_key: str) -> dict[str, Any]:
     """Where the API process spent its time over the run (its `GET /metrics`): its refusals as it
     timed them (from the request reaching the app to the answer: the rest of a refusal's time at
     the client is waiting for the process's turn), seconds and calls per embedder kind, and the 8
     named statements that took longest in all."""
-    from prometheus_client.parser import text_string_to_metric_families
-
-    r = await client.get(url + "/metrics", headers={"X-API-Key": admin_key})
-    r.raise_for_status()
+    families = await metric_families(client, url, admin_key)
     totals: dict[str, dict[str, list[float]]] = {"kg_embed_seconds": {}, "kg_neo4j_statement_seconds": {}}
     refusals = {"count": 0.0, "seconds": 0.0, "within_10ms": 0.0, "within_100ms": 0.0}
-    for family in text_string_to_metric_families(r.text):
+    for family in families:
         if family.name == "kg_http_request_seconds":  # refusals as the server timed them, queueing before excluded
             for sample in family.samples:
                 if sample.labels.get("status") not in ("429", "503"):
@@ -196,12 +202,8 @@ async def server_time(client: httpx.AsyncClient, url: str, admin_key: str) -> di
 async def loop_lag(client: httpx.AsyncClient, url: str, admin_key: str) -> dict[str, float]:
     """The API's `kg_event_loop_lag_seconds` so far, cumulative: samples, and how many were within
     10, 50, 100 and 250 ms (how late its event loop took up a step that was ready)."""
-    from prometheus_client.parser import text_string_to_metric_families
-
-    r = await client.get(url + "/metrics", headers={"X-API-Key": admin_key})
-    r.raise_for_status()
     out: dict[str, float] = {}
-    for family in text_string_to_metric_families(r.text):
+    for family in await metric_families(client, url, admin_key):
         if family.name == "kg_event_loop_lag_seconds":
             for sample in family.samples:
                 le = sample.labels.get("le")

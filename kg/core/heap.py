@@ -13,7 +13,7 @@ API app factory) call `bound_heap`.
 The collector: a full collection walks every tracked object and holds the event loop meanwhile. In
 `kg serve`'s API under overload (`bench.load`) one ran every 8 s and took 85-133 ms on a saturated
 2-core machine, the whole tail of a refusal's answer time. `calm_collector()`, which the same doors
-call at start and again once the model is loaded, moves what exists then out of the collector's
+call once the model is loaded, moves what exists then out of the collector's
 sight (`gc.freeze`: modules, the model, the driver; never garbage) and lets the young generation
 grow to `GC_YOUNG` objects before a collection, so full collections come about 14 times less often.
 Reference counting still frees everything at once; only cycles wait longer.

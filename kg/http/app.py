@@ -47,8 +47,11 @@ log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5  # what a 503 tells the client to wait
 
 
-def create_app(settings: Settings | None = None, memory: AsyncMemory | None = None) -> FastAPI:
-    """The API app. Its lifespan opens one `AsyncMemory` (or uses `memory`, left open afterwards)."""
+def create_app(settings: Settings | None = None, memory: AsyncMemory | None = None,
+               own_process: bool = False) -> FastAPI:
+    """The API app. Its lifespan opens one `AsyncMemory` (or uses `memory`, left open afterwards).
+    `own_process`: the process is the service's alone (`default_app`), so once the model is loaded
+    its garbage collector is tuned for it (`kg.core.heap.calm_collector`)."""
     settings = settings or load_settings()
 
     @contextlib.asynccontextmanager
@@ -59,7 +62,7 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
             # the first request does not pay the model load; a database still starting (or down)
             # answers 503 until it can be reached
             await mem.start(warm=True)
-            if getattr(app.state, "own_process", False):  # default_app: the process is the service's
+            if own_process:
                 calm_collector()  # start-up's objects out of the collector's sight (kg.core.heap)
         app.state.memory = mem
         metrics = getattr(app.state, "metrics", None)
@@ -126,9 +129,7 @@ def default_app() -> FastAPI:
     """For `uvicorn --factory kg.http:default_app`: the configured settings, in a service's process
     (large buffers kept off the heap, kg.core.heap)."""
     bound_heap()
-    app = create_app(load_settings())
-    app.state.own_process = True
-    return app
+    return create_app(load_settings(), own_process=True)
 
 
 # -- request size -----------------------------------------------------------------------------

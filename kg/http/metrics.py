@@ -1,9 +1,9 @@
 """The Prometheus metrics of one API process (`[http] metrics = true`, `GET /metrics`).
 
-Families: requests by route template and status, job queue depth by kind and status (read from
-the database at each scrape), job runs by kind and outcome, LLM calls and tokens by purpose,
-embedder latency by kind (query, batch), the event loop's lag, and Neo4j latency by the statement's `cypher/` file name.
-The foundation reports the last four through `kg.core.telemetry`. No label ever holds a namespace
+Families: requests by route template and status, the event loop's lag, job queue depth by kind
+and status (read from the database at each scrape), job runs by kind and outcome, LLM calls and
+tokens by purpose, embedder latency by kind (query, batch), and Neo4j latency by the statement's
+`cypher/` file name. The foundation reports the last four through `kg.core.telemetry`. No label ever holds a namespace
 or user text: a route is its template (`/v1/namespaces/{namespace}/search`), not its path.
 """
 

@@ -38,8 +38,8 @@ from kg.jobs.worker import wait_or_stop
 log = logging.getLogger(__name__)
 
 PR_SET_PDEATHSIG = 1
-RESTART_PAUSE_S = (1.0, 30.0)
-RELAY_READS = 256  # telemetry reports taken from the child per turn of the parent's loop  # first pause before a restart, and the cap as it doubles
+RESTART_PAUSE_S = (1.0, 30.0)  # first pause before a restart, and the cap as it doubles
+RELAY_READS = 256  # telemetry reports taken from the child per turn of the parent's loop
 
 
 def _die_with_parent() -> None:
