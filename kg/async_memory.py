@@ -187,49 +187,58 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
                     cfg.session_signal_weight)
 
     async def search_turns(
-        self, namespace: str, query: str, k: int = 10, recipe: str | Recipe | None = None, as_of: datetime | None = None
+        self, namespace: str, query: str, k: int = 10, recipe: str | Recipe | None = None,
+        as_of: datetime | None = None, now: datetime | None = None,
     ) -> list[RankedTurn]:
         """The turns of `namespace` that best answer `query`, by a retrieval recipe: the configured
         `[memory.retrieval] strategy` (hierarchical) unless `recipe` names another ("flat": dense
         only, "bm25": words only, "hybrid", "hierarchical"; "vector" and "fulltext" are the old names
-        of flat and bm25) or is a `kg.queries.recipes.Recipe`. `as_of` hides later turns. Every door
+        of flat and bm25) or is a `kg.queries.recipes.Recipe`. `as_of` hides later turns; `now` is when
+        the question is asked: "last month" or "two weeks ago" count back from it (default: `as_of`,
+        else the present). Every door
         (HTTP GET /search, MCP search_turns, `kg search`) runs this. While the primary embedder is
         down, each hit says `degraded` and why (docs/retrieval.md, "Embedding fallback")."""
         ask = SearchRequest.of(locals())
         chosen = self._recipe(recipe)
-        found = await self._retriever().search(namespace, ask.query, ask.k, chosen, ask.as_of)
+        found = await self._retriever().search(namespace, ask.query, ask.k, chosen, ask.as_of, now=ask.now)
         return await ranked_turns(self.store, found, chosen)
 
     async def retrieve(
-        self, namespace: str, query: str, k: int = 10, recipe: str | Recipe | None = None, as_of: datetime | None = None
+        self, namespace: str, query: str, k: int = 10, recipe: str | Recipe | None = None,
+        as_of: datetime | None = None, now: datetime | None = None,
     ) -> list[RankedTurn]:
         """The same as `search_turns` (its name in the retrieval papers)."""
-        return await self.search_turns(namespace, query, k, recipe, as_of)
+        return await self.search_turns(namespace, query, k, recipe, as_of, now)
 
     async def search_sessions(
-        self, namespace: str, query: str, k: int = 5, recipe: str | Recipe | None = None, as_of: datetime | None = None
+        self, namespace: str, query: str, k: int = 5, recipe: str | Recipe | None = None,
+        as_of: datetime | None = None, now: datetime | None = None,
     ) -> list[SessionHit]:
-        """Session arcs for "what did we discuss about X?": sessions with their summary and best turns."""
+        """Session arcs for "what did we discuss about X?": sessions with their summary and best turns
+        (`as_of`, `now`: as in `search_turns`)."""
         ask = SearchRequest.of(locals())
-        return await search_sessions(self._retriever(), namespace, ask.query, ask.k, self._recipe(recipe), ask.as_of)
+        return await search_sessions(self._retriever(), namespace, ask.query, ask.k, self._recipe(recipe), ask.as_of,
+                                     ask.now)
 
     async def search_memories(
-        self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None
+        self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None, now: datetime | None = None,
     ) -> list[MemoryHit]:
         """Facts and turns for "what did we decide about X?", one score each (see `recall`)."""
         return await self._recall(namespace, SearchRequest.of(locals()), frozenset({"turn", "fact"}))
 
-    async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None) -> list[MemoryHit]:
+    async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None,
+                     now: datetime | None = None) -> list[MemoryHit]:
         """Turns, facts and summaries ranked by one score: similarity + graph relevance (closeness to
         the entities the query names) + fact confidence, weighted by `[memory.retrieval.recall]`.
-        Superseded facts are excluded; `as_of` asks about that moment."""
+        Superseded facts are excluded; `as_of` asks about that moment (later turns hidden), `now` is
+        when the question is asked (facts holding then; "last month" counts back from it)."""
         return await self._recall(namespace, SearchRequest.of(locals()))
 
     async def _recall(self, namespace: str, ask: SearchRequest, kinds: frozenset[str] | None = None) -> list[MemoryHit]:
         memory = self.settings.memory
         extra = {} if kinds is None else {"kinds": kinds}
         return await recall(self._retriever(), memory.confidence, memory.retrieval.recall, namespace, ask.query, ask.k,
-                            self._recipe(None), ask.as_of, **extra)
+                            self._recipe(None), ask.as_of, now=ask.now, **extra)
 
     async def delete_namespace(self, namespace: str) -> None:
         """Remove every node of a namespace, erasure records included, with no record of it (tests and

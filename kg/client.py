@@ -48,6 +48,13 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
+def _search(query: str, k: int, recipe: str | None, as_of: datetime | None, now: datetime | None) -> dict[str, Any]:
+    """A search's query parameters; over HTTP a recipe is given by name."""
+    if recipe is not None and not isinstance(recipe, str):
+        raise ValueError("over HTTP a recipe is given by name: flat, bm25, hybrid or hierarchical")
+    return _query(q=query, k=k, strategy=recipe, as_of=as_of, now=now)
+
+
 def _query(**params: Any) -> dict[str, Any]:
     out = {}
     for name, value in params.items():
@@ -194,12 +201,10 @@ class AsyncClient:
         return TypeAdapter(list[Turn]).validate_python(found["turns"]) if found else []
 
     async def search_turns(self, namespace: str, query: str, k: int = 10, recipe: str | None = None,
-                           as_of: datetime | None = None) -> list[RankedTurn]:
+                           as_of: datetime | None = None, now: datetime | None = None) -> list[RankedTurn]:
         """`recipe` None: the server's configured strategy (recipe names only; no `Recipe` objects)."""
-        if recipe is not None and not isinstance(recipe, str):
-            raise ValueError("over HTTP a recipe is given by name: flat, bm25, hybrid or hierarchical")
         return await self._call("GET", self._ns(namespace, "/search"), list[RankedTurn],
-                                params=_query(q=query, k=k, strategy=recipe, as_of=_iso(as_of)))
+                                params=_search(query, k, recipe, as_of, now))
 
     # -- relationships over time --------------------------------------------------------------
     async def relate(self, namespace: str, subject: str, type: str, object: str, valid_from: datetime | None = None,
@@ -259,25 +264,24 @@ class AsyncClient:
 
     # -- retrieval ----------------------------------------------------------------------------
     async def retrieve(self, namespace: str, query: str, k: int = 10, recipe: str | None = None,
-                       as_of: datetime | None = None) -> list[RankedTurn]:
+                       as_of: datetime | None = None, now: datetime | None = None) -> list[RankedTurn]:
         """The same as `search_turns`."""
-        return await self.search_turns(namespace, query, k, recipe, as_of)
+        return await self.search_turns(namespace, query, k, recipe, as_of, now)
 
     async def search_sessions(self, namespace: str, query: str, k: int = 5, recipe: str | None = None,
-                              as_of: datetime | None = None) -> list[SessionHit]:
-        _unsupported(recipe=recipe, as_of=as_of)
+                              as_of: datetime | None = None, now: datetime | None = None) -> list[SessionHit]:
         return await self._call("GET", self._ns(namespace, "/search/sessions"), list[SessionHit],
-                                params=_query(q=query, k=k))
+                                params=_search(query, k, recipe, as_of, now))
 
-    async def search_memories(self, namespace: str, query: str, k: int = 10,
-                              as_of: datetime | None = None) -> list[MemoryHit]:
-        _unsupported(as_of=as_of)
+    async def search_memories(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None,
+                              now: datetime | None = None) -> list[MemoryHit]:
         return await self._call("GET", self._ns(namespace, "/search/memories"), list[MemoryHit],
-                                params=_query(q=query, k=k))
+                                params=_search(query, k, None, as_of, now))
 
-    async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None) -> list[MemoryHit]:
+    async def recall(self, namespace: str, query: str, k: int = 10, as_of: datetime | None = None,
+                     now: datetime | None = None) -> list[MemoryHit]:
         return await self._call("GET", self._ns(namespace, "/recall"), list[MemoryHit],
-                                params=_query(q=query, k=k, as_of=as_of))
+                                params=_search(query, k, None, as_of, now))
 
     # -- corrections and rules -------------------------------------------------------------------
     async def add_correction(self, namespace: str, session_id: str, rule_text: str,

@@ -44,9 +44,9 @@ async def ranked_turns(store: Store, found: Retrieval, recipe: Recipe) -> list[R
 
 
 async def search_sessions(retriever: Retriever, namespace: str, query: str, k: int, recipe: Recipe,
-                          as_of: datetime | None = None) -> list[SessionHit]:
+                          as_of: datetime | None = None, now: datetime | None = None) -> list[SessionHit]:
     """Sessions (arcs) by stage-1 score, each with its current summary and up to 3 best turns."""
-    found = await retriever.search(namespace, query, max(k * 3, 10), recipe, as_of)
+    found = await retriever.search(namespace, query, max(k * 3, 10), recipe, as_of, now=now)
     top = found.sessions[:k]
     sessions = await cand.hydrate_sessions(retriever.store, namespace, [s for s, _ in top])
     turns = await ranked_turns(retriever.store, found, recipe)
@@ -70,8 +70,12 @@ def query_keys(query: str) -> list[str]:
 async def recall(
     retriever: Retriever, confidence: ConfidenceSettings, weights: RecallWeights, namespace: str, query: str,
     k: int, recipe: Recipe, as_of: datetime | None = None, kinds: frozenset[str] = frozenset({"turn", "fact", "summary"}),
+    now: datetime | None = None,
 ) -> list[MemoryHit]:
-    at = as_utc(as_of) if as_of is not None else datetime.now(timezone.utc)
+    """`as_of` hides later turns and asks which facts held then; `now` (when the question is asked)
+    stands in for it for the facts, and is what relative time expressions count back from."""
+    when = as_of if as_of is not None else now
+    at = as_utc(when) if when is not None else datetime.now(timezone.utc)
     shown = max(1, k // 3)  # summaries: of the top sessions
     early: list[asyncio.Task] = []
 
@@ -79,7 +83,7 @@ async def recall(
         early.append(asyncio.create_task(cand.hydrate_sessions(retriever.store, namespace, sessions[:shown])))
 
     try:
-        found = await retriever.search(namespace, query, max(k, 10), recipe, as_of,
+        found = await retriever.search(namespace, query, max(k, 10), recipe, as_of, now=now,
                                        on_sessions=hydrate_early if "summary" in kinds else None)
     except BaseException:
         for task in early:

@@ -99,14 +99,17 @@ class Retriever:
     async def search(
         self, namespace: str, query: str, k: int, recipe: Recipe, as_of: datetime | None = None,
         vector: list[float] | None = None, on_sessions: Callable[[list[str]], None] | None = None,
+        now: datetime | None = None,
     ) -> Retrieval:
-        """`on_sessions` hears the sessions in their final order as soon as stage 1 has ranked them,
-        so a caller can read them while stage 2 runs (recall hydrates their summaries)."""
+        """`as_of` hides later turns; `now` is when the question is asked, what its relative time
+        expressions count back from (default `as_of`, else the present). `on_sessions` hears the
+        sessions in their final order as soon as stage 1 has ranked them, so a caller can read them
+        while stage 2 runs (recall hydrates their summaries)."""
         if k < 1:
             raise ValueError("k must be at least 1")
         named_recipe = recipe.name if recipe.name in RECIPES else "custom"  # a span holds names of code only
         with span("retrieval", (("kg.recipe", named_recipe), ("kg.k", k))) as traced:
-            found = await self._search(namespace, query, k, recipe, as_of, vector, on_sessions)
+            found = await self._search(namespace, query, k, recipe, as_of, vector, on_sessions, now)
             traced.set("kg.retrieval.turns", len(found.turns))
             if found.degraded is not None:
                 traced.set("kg.retrieval.degraded", True)
@@ -114,10 +117,11 @@ class Retriever:
 
     async def _search(
         self, namespace: str, query: str, k: int, recipe: Recipe, as_of: datetime | None,
-        vector: list[float] | None, on_sessions: Callable[[list[str]], None] | None,
+        vector: list[float] | None, on_sessions: Callable[[list[str]], None] | None, now: datetime | None,
     ) -> Retrieval:
         as_of = as_utc(as_of) if as_of is not None else None
-        window = time_window(query, as_of or datetime.now(timezone.utc)) if recipe.boosts.time else None
+        asked = as_utc(now) if now is not None else as_of or datetime.now(timezone.utc)
+        window = time_window(query, asked) if recipe.boosts.time else None
         dense = any(m == "vector" for m, _ in recipe.lists)
         needs_vector = dense or recipe.two_stage
         lucene = lucene_escape(content_terms(query) if recipe.content_words else query)

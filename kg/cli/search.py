@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from typing import Any, Optional, Sequence
 
 import typer
@@ -15,7 +16,7 @@ from rich.table import Table
 from kg.core.config import Settings, load_settings
 from kg.core.vocabulary import K_DOC, K_MAX, K_MIN
 from kg.core.recall_models import RankedTurn
-from kg.cli.terminal import NAMESPACE, console, err, fail, run
+from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
 
 
 def print_hits(query: str, recipe: str, hits: Sequence[RankedTurn]) -> None:
@@ -40,7 +41,8 @@ def serve_url(settings: Settings) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{settings.http.port}"
 
 
-def via_serve(settings: Settings, namespace: str, query: str, k: int, recipe: str | None) -> list[RankedTurn] | None:
+def via_serve(settings: Settings, namespace: str, query: str, k: int, recipe: str | None,
+              as_of: datetime | None = None, now: datetime | None = None) -> list[RankedTurn] | None:
     """The hits from a running `kg serve` ([http] host and port), or None when none answers /health."""
     import httpx
 
@@ -52,7 +54,8 @@ def via_serve(settings: Settings, namespace: str, query: str, k: int, recipe: st
         return None
     key = os.environ.get("KG_API_KEY")
     err.print(f"searching through kg serve at {base}", highlight=False)
-    params: dict[str, Any] = {"q": query, "k": k} | ({"strategy": recipe} if recipe else {})
+    params: dict[str, Any] = {"q": query, "k": k} | ({"strategy": recipe} if recipe else {}) | {
+        name: value.isoformat() for name, value in (("as_of", as_of), ("now", now)) if value is not None}
     try:
         r = httpx.get(f"{base}/v1/namespaces/{namespace}/search", params=params,
                       headers={"X-API-Key": key} if key else {}, timeout=60)
@@ -71,6 +74,9 @@ def search(
     k: int = typer.Option(5, "--k", "-k", min=K_MIN, max=K_MAX, help=K_DOC),
     recipe: Optional[str] = typer.Option(None, "--recipe", "-r", help="flat, bm25, hybrid or hierarchical; default "
                                          "the configured strategy (vector and fulltext: old names of flat and bm25)."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Hide turns after this moment (ISO 8601)."),
+    now: Optional[str] = typer.Option(None, "--now", help="When the question is asked (ISO 8601): 'last month' "
+                                      "counts back from it; default --as-of, else the present."),
     as_json: bool = typer.Option(False, "--json", help="Print the hits as JSON."),
     local: bool = typer.Option(False, "--local", help="Search in this process even when kg serve is up."),
 ) -> None:
@@ -83,13 +89,14 @@ def search(
         pick(recipe or settings.memory.retrieval.strategy)
     except ValueError as exc:
         fail(str(exc))
-    hits = None if local else via_serve(settings, namespace, query, k, recipe)
+    hidden_after, asked = instant(as_of, "--as-of"), instant(now, "--now")
+    hits = None if local else via_serve(settings, namespace, query, k, recipe, hidden_after, asked)
     if hits is None:
         from kg.memory import AsyncMemory
 
         async def go() -> list[RankedTurn]:
             async with AsyncMemory(settings) as memory:
-                return await memory.search_turns(namespace, query, k, recipe)
+                return await memory.search_turns(namespace, query, k, recipe, hidden_after, asked)
 
         hits = run(go(), ValueError)
     if as_json:

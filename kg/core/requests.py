@@ -131,9 +131,12 @@ class CorrectionReport(Request):
 
 
 class SearchRequest(Request):
-    """A search of any kind: `k` results for `query`, as at `as_of`. The recipe is not part of it: the
-    facade also takes a `Recipe` object, and names an unknown one itself."""
+    """A search of any kind: `k` results for `query`, as at `as_of` (later turns hidden), asked at
+    `now` (what "last month" or "two weeks ago" count back from; default `as_of`, else the present).
+    The recipe is not part of it: the facade also takes a `Recipe` object, and names an unknown one
+    itself."""
 
     query: QueryText
     k: Annotated[int, AfterValidator(check_k)] = 10
     as_of: Instant | None = None
+    now: Instant | None = None

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
-from kg.http.common import error_response, Existing, Instant, Mem, Namespace, memory_of, namespace_router, utc
-from kg.core.limits import MAX_CHARS, SessionId
+from kg.http.common import error_response, Existing, Mem, Namespace, memory_of, namespace_router, utc
+from kg.core.limits import MAX_CHARS, SessionId, Timestamp
 from kg.memory import AsyncMemory
 from kg.core.models import Message, Session, SessionTurns
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
@@ -126,6 +126,11 @@ async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
 
 
 Q = Query(min_length=1, max_length=MAX_CHARS["query"], description="What to look for.")
+STRATEGY = Query(None, description="The retrieval recipe; default `[memory.retrieval] strategy` (hierarchical). flat: "
+                 "dense only, bm25: words only; vector and fulltext are their old names. Each hit names its `recipe`.")
+AsOf = Annotated[Timestamp | None, Query(description="Hide turns after this moment (ISO 8601; without an offset: UTC).")]
+Now = Annotated[Timestamp | None, Query(description="When the question is asked: 'last month' or 'two weeks ago' count "
+                                        "back from it (ISO 8601; default: as_of, else the present).")]
 DEGRADED_HEADER = "X-KG-Degraded"  # why a search ran on the fallback embedder (docs/retrieval.md)
 
 
@@ -134,14 +139,11 @@ async def search(
     namespace: Existing, memory: Mem, response: Response,
     q: str = Q,
     k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC),
-    strategy: RecipeChoice | None = Query(None, description="The retrieval recipe; default `[memory.retrieval] "
-                                            "strategy` (hierarchical). flat: dense only, bm25: words only; vector "
-                                            "and fulltext are their old names. Each hit names its `recipe`."),
-    as_of: Instant = None,
+    strategy: RecipeChoice | None = STRATEGY, as_of: AsOf = None, now: Now = None,
 ) -> list[RankedTurn]:
     """Turns of the namespace that best answer `q`, by the configured recipe unless `strategy` names one.
     While the primary embedder is down, each hit is `degraded` and the `X-KG-Degraded` header says why."""
-    hits = await memory.search_turns(namespace, q, k, strategy, utc(as_of))
+    hits = await memory.search_turns(namespace, q, k, strategy, utc(as_of), utc(now))
     degraded = next((h.degraded_reason for h in hits if h.degraded_reason), None)
     if degraded:
         response.headers[DEGRADED_HEADER] = degraded
@@ -150,21 +152,25 @@ async def search(
 
 @scoped.get("/search/sessions", response_model=list[SessionHit], tags=["search"])
 async def search_sessions(namespace: Existing, memory: Mem, q: str = Q,
-                          k: int = Query(5, ge=K_MIN, le=K_MAX, description=K_DOC)) -> list[SessionHit]:
+                          k: int = Query(5, ge=K_MIN, le=K_MAX, description=K_DOC),
+                          strategy: RecipeChoice | None = STRATEGY, as_of: AsOf = None,
+                          now: Now = None) -> list[SessionHit]:
     """Sessions about `q` ("what did we discuss about X?"), each with its summary and best turns."""
-    return await memory.search_sessions(namespace, q, k)
+    return await memory.search_sessions(namespace, q, k, strategy, utc(as_of), utc(now))
 
 
 @scoped.get("/search/memories", response_model=list[MemoryHit], tags=["search"])
 async def search_memories(namespace: Existing, memory: Mem, q: str = Q,
-                          k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC)) -> list[MemoryHit]:
+                          k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC), as_of: AsOf = None,
+                          now: Now = None) -> list[MemoryHit]:
     """Facts and turns about `q` ("what did we decide about X?"), one score each."""
-    return await memory.search_memories(namespace, q, k)
+    return await memory.search_memories(namespace, q, k, utc(as_of), utc(now))
 
 
 @scoped.get("/recall", response_model=list[MemoryHit], tags=["search"])
 async def recall(namespace: Existing, memory: Mem, q: str = Q,
-                 k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC), as_of: Instant = None) -> list[MemoryHit]:
+                 k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC), as_of: AsOf = None,
+                 now: Now = None) -> list[MemoryHit]:
     """Turns, facts and summaries ranked by one score (similarity + graph relevance + confidence);
-    superseded facts excluded; `as_of` asks about that moment."""
-    return await memory.recall(namespace, q, k, utc(as_of))
+    superseded facts excluded; `as_of` asks about that moment, `now` is when the question is asked."""
+    return await memory.recall(namespace, q, k, utc(as_of), utc(now))
