@@ -40,8 +40,6 @@ TURN_K = 10
 SESSION_K = 5
 TURN_SPACING = timedelta(seconds=30)
 PHASES = ("before", "after")
-import inspect
-_HAS_NOW = "now" in inspect.signature(AsyncMemory.retrieve).parameters  # TEMP
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -126,10 +124,9 @@ class Run:
     async def ask(self, question: dict, recipe: str) -> tuple[list[str], list[str], float]:
         ns, now = self.namespace(question), parse_date(question["question_date"])
         start = time.perf_counter()
-        when = {"now": now} if _HAS_NOW else {}
-        turns = await self.memory.retrieve(ns, question["question"], k=TURN_K, recipe=recipe, **when)
+        turns = await self.memory.retrieve(ns, question["question"], k=TURN_K, recipe=recipe, now=now)
         elapsed = (time.perf_counter() - start) * 1000
-        sessions = await self.memory.search_sessions(ns, question["question"], k=SESSION_K, recipe=recipe, **when)
+        sessions = await self.memory.search_sessions(ns, question["question"], k=SESSION_K, recipe=recipe, now=now)
         return [t.turn.external_id or "" for t in turns], [h.session.id for h in sessions], elapsed
 
     async def evaluate(self, question: dict, phase: str, first: bool) -> None:

@@ -16,11 +16,12 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from kg.ingest.turn_keys import row_key
+from kg.ingest.summaries.keys import context_vectors
+from kg.ingest.turn_keys import embed_keys, row_key
 
 from kg.core.config import Settings
 from kg.core.embedders import embedder_for
-from kg.core.embeddings import embed_async
+from kg.core.embeddings import Embedder, embed_async
 from kg.core.store import Store
 
 PAGE = 512
@@ -60,12 +61,20 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
         total = sum(counts[kind.name] for kind in EMBEDDED)
         await store.drop_vector_indexes()
         limit, done, per_kind = settings.ingest.max_embed_chars, 0, {}
+        width = settings.memory.summaries.context_turns
         for kind in EMBEDDED:
             after, per_kind[kind.name] = "", 0
-            while page := await store.read(kind.page, after=after, limit=PAGE):
+            while page := await store.read(kind.page, after=after, limit=PAGE, width=width):
                 after = page[-1]["id"]
                 keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
-                if keys:
+                if keys and kind.name == "turn_contexts":  # made of the turns' new vectors, not embedded
+                    await store.write(kind.store, model=embedder.name, rows=[
+                        {"id": r["id"], "embedding": _context_vector(r, settings)} for r in page
+                        if r["embedding"] is not None])
+                elif keys and kind.name == "turns":
+                    await store.write(kind.store, model=embedder.name,
+                                      rows=await _turn_rows(embedder, keys, settings))
+                elif keys:
                     vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
                     await store.write(kind.store, model=embedder.name, rows=[
                         {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
@@ -90,15 +99,29 @@ async def reembed_fallback(settings: Settings) -> int:
         await store.migrate_structure()
         await store.check_embedding_space(embedder.name, embedder.dim)
         model = (await store.read("queries/fallback_space_get"))[0]["model"]
-        limit, after, done = settings.ingest.max_embed_chars, "", 0
+        after, done = "", 0
         while model is not None and (page := await store.read("queries/turns_fallback_for_reembed", model=model,
                                                                 after=after, limit=PAGE)):
             after = page[-1]["id"]
             keys = [(r["id"], row_key(r)) for r in page]
-            vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
-            await store.write("queries/turns_set_embedding", model=embedder.name, rows=[
-                {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
+            await store.write("queries/turns_set_embedding", model=embedder.name,
+                              rows=await _turn_rows(embedder, keys, settings))
             done += len(page)
         return done
     finally:
         await store.close()
+
+
+async def _turn_rows(embedder: Embedder, keys: list[tuple[str, str]], settings: Settings) -> list[dict[str, Any]]:
+    """`turns_set_embedding` rows: each turn's key embedded in parts (`kg.ingest.turn_keys.embed_keys`)."""
+    keyed = await embed_keys(embedder, [key for _, key in keys], settings.ingest,
+                             lambda texts: embed_async(embedder, texts))
+    return [{"id": i, "embedding": kv.vector, "passages": kv.passages, "text": key}
+            for (i, key), kv in zip(keys, keyed)]
+
+
+def _context_vector(row: dict[str, Any], settings: Settings) -> list[float] | None:
+    """A context key's vector from its turn's vector and its neighbours' (`context_vectors`, whose
+    mean does not depend on which side a neighbour is on)."""
+    cfg = settings.memory.summaries
+    return context_vectors([row["embedding"], *row["around"]], len(row["around"]), cfg.context_weight)[0]

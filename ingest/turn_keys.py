@@ -11,9 +11,12 @@ existed (they had no attachments), in Cypher: keep the two in step. See docs/tur
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from kg.core.config import IngestSettings
+from kg.core.embeddings import TextEmbedder, passages
 from kg.core.models import Attachment, attachments_of
 
 
@@ -35,3 +38,31 @@ def stored_attachments(row: Mapping[str, Any]) -> list[Attachment]:
 def row_key(row: Mapping[str, Any]) -> str:
     """The key of a stored turn from a row with speaker, text and the attachment lists."""
     return turn_key(row.get("speaker"), row["text"], stored_attachments(row))
+
+
+@dataclass(frozen=True)
+class KeyVectors:
+    """A key's vectors: its first part's (the turn's `embedding`), and the later parts' flattened
+    into one list (`passage_embeddings`; None when the key is one part). `cut`: the key had more
+    parts than `[ingest] max_passages`, its tail is searched by its words only."""
+
+    vector: list[float]
+    passages: list[float] | None
+    cut: bool
+
+
+async def embed_keys(embedder: TextEmbedder, keys: Sequence[str], settings: IngestSettings,
+                     embed: Callable[[list[str]], Awaitable[list[list[float]]]]) -> list[KeyVectors]:
+    """Every key in parts (`kg.core.embeddings.passages`, as `embedder` cuts them), all parts embedded
+    by `embed` in one call, regrouped per key. The one way turn keys are embedded: on ingest, by
+    `kg reembed` and by the backfill job."""
+    limit = settings.max_passages
+    parts = passages(embedder, keys, settings.max_embed_chars, limit + 1)
+    vectors = await embed([p for ps in parts for p in ps[:limit]])
+    out, at = [], 0
+    for ps in parts:
+        n = min(len(ps), limit)
+        mine = vectors[at:at + n]
+        at += n
+        out.append(KeyVectors(mine[0], [x for v in mine[1:] for x in v] if n > 1 else None, len(ps) > limit))
+    return out

@@ -11,10 +11,10 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import Any, AsyncIterator, Callable, Iterable, Protocol
 
 from kg.ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
-from kg.ingest.turn_keys import turn_key
+from kg.ingest.turn_keys import embed_keys, turn_key
 from kg.core.config import Settings
 from kg.core.embedding_fallback import FallbackChain
 from kg.core.embeddings import Embedder
@@ -25,12 +25,42 @@ from kg.core.values import native
 log = logging.getLogger(__name__)
 
 
+Revision = tuple[int, Any]  # a session's vector revision and when it moved (epoch ms)
+
+
+class VectorSink(Protocol):
+    """Who keeps turn vectors in memory (`kg.queries.vectors.NamespaceVectors`) hears the vectors a
+    write committed, with the revision it left each session at, so a search right after the write
+    reloads nothing."""
+
+    def turns_written(self, namespace: str, session_id: str, revision: Revision, rows: list[list[Any]],
+                      new: bool) -> None:
+        """`rows`: [id, session_id, idx, speaker, ts in epoch µs, follows_question, embedding,
+        context_embedding, passage_embeddings], appended at the session's end; `new`: the session
+        had no turns before."""
+
+    def contexts_written(self, namespace: str, session_id: str, revision: Revision,
+                         vectors: dict[str, list[float]]) -> None:
+        """The session's turns' new context-key vectors, by turn id."""
+
+
+def revisions(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Revision]:
+    """The rows of `queries/sessions_vector_revisions` by (namespace, session id)."""
+    return {(r["namespace"], r["id"]): (int(r["revision"]), r["changed"]) for r in rows}
+
+
+def epoch_us(ts: Any) -> int:
+    """A datetime as epoch microseconds (the vector cache's `ts`)."""
+    return round(ts.timestamp() * 1_000_000)
+
+
 @dataclass
 class PreparedTurn:
     id: str
     session_id: str
     message: Message
     embedding: list[float] | None = None
+    passages: list[float] | None = None  # a long key's later parts' vectors, flattened (kg.ingest.turn_keys)
     embedding_model: str | None = None
     fallback: bool = False  # embedded by the fallback embedder: stored apart from the primary's vectors
 
@@ -41,9 +71,12 @@ class PreparedTurn:
 
 
 class TurnWriter:
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings, fallback: Embedder | None = None) -> None:
-        """`fallback` embeds a batch the primary `embedder` fails on (kg.core.embedding_fallback)."""
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings, fallback: Embedder | None = None,
+                 sink: VectorSink | None = None) -> None:
+        """`fallback` embeds a batch the primary `embedder` fails on (kg.core.embedding_fallback);
+        `sink` hears the vectors each batch committed."""
         self.store = store
+        self.sink = sink
         self.embedder = embedder
         self.chain = FallbackChain(embedder, fallback)
         self.settings = settings
@@ -186,21 +219,25 @@ class TurnWriter:
         rows = await self.store.read("queries/turns_existing", ids=[p.id for p in batch])
         existing = {r["id"] for r in rows}
         todo = [p for p in batch if p.id not in existing]
-        limit = self.settings.ingest.max_embed_chars
-        truncated = 0
-        texts = []
-        for p in todo:
-            key = p.key
-            if len(key) > limit:
-                truncated += 1
-                log.warning("turn %s's key is %d characters; embedding its first %d (the text is stored whole)",
-                            p.id, len(key), limit)
-            texts.append(key[:limit])
-        embedded = await self.chain.embed(texts)
-        fallback = self.chain.is_fallback(embedded.model)
-        for p, vector in zip(todo, embedded.vectors):
-            p.embedding, p.embedding_model, p.fallback = vector, embedded.model, fallback
-        return existing, truncated
+        if not todo:
+            return existing, 0
+        models: list[str] = []
+
+        async def embed(texts: list[str]) -> list[list[float]]:
+            embedded = await self.chain.embed(texts)
+            models.append(embedded.model)
+            return embedded.vectors
+
+        keyed = await embed_keys(self.embedder, [p.key for p in todo], self.settings.ingest, embed)
+        fallback = self.chain.is_fallback(models[0])
+        for p, kv in zip(todo, keyed):
+            # the fallback's vectors are compared with nothing but its own index: no passages for them
+            p.embedding, p.passages, p.embedding_model, p.fallback = kv.vector, None if fallback else kv.passages, \
+                models[0], fallback
+            if kv.cut:
+                log.warning("turn %s has more than %d passages; the rest of it is searched by its words only",
+                            p.id, self.settings.ingest.max_passages)
+        return existing, sum(kv.cut for kv in keyed)
 
     async def _write_batch(self, batch: list[PreparedTurn], embedded: tuple[set[str], int]) -> IngestReport:
         existing, truncated = embedded
@@ -212,15 +249,19 @@ class TurnWriter:
             return report
         auto_namespaces = sorted({p.message.namespace for p in new if p.message.session_id is None})
 
+        heard: list[tuple[tuple[str, str], Revision, list[list[Any]], bool]] = []
+
         async def work(tx: Tx) -> int:
+            heard.clear()  # a retried transaction starts again
             written_meanwhile: set[str] = set()
             if auto_namespaces:  # queue behind concurrent writers of the same messages, then look again
                 await tx.run("queries/turns_lock", namespaces=auto_namespaces)
                 written_meanwhile = set(await self._same_content(tx.run, new))
             todo = [p for p in new if p.id not in written_meanwhile]
+            merged: set[tuple[str, str]] = set()
             if auto_namespaces:
                 await self._continue_sessions(tx, todo)
-                await self._resegment(tx, todo)
+                merged = await self._resegment(tx, todo)
             state = {(r["namespace"], r["id"]): r
                      for r in await tx.run("queries/sessions_lock", sessions=_spans(todo))} if todo else {}
             still_new = written_meanwhile | {
@@ -237,6 +278,7 @@ class TurnWriter:
                     "id": p.id, "namespace": key[0], "session_id": key[1], "idx": count,
                     "role": p.message.role, "speaker": p.message.speaker, "text": p.message.text,
                     "ts": p.message.ts, "external_id": p.message.external_id, "embedding": p.embedding,
+                    "passages": p.passages,
                     "embedding_model": p.embedding_model, "fallback": p.fallback, "prev_id": prev,
                     "key_text": p.key, **attachment_columns(p.message.attachments),
                 })
@@ -254,9 +296,21 @@ class TurnWriter:
             for namespace in sorted({ns for ns, _ in reorder}):
                 await tx.run("queries/session_renumber", namespace=namespace,
                              sessions=sorted(id for ns, id in reorder if ns == namespace))
+            if self.sink is not None:
+                # sessions renumbered or merged into are left to the cache's next reload
+                told = [k for k in tails if k not in reorder and k not in merged]
+                now_at = revisions(await tx.run("queries/sessions_vector_revisions", sessions=[list(k) for k in told]))
+                for key in told:
+                    vectors = [[r["id"], r["session_id"], r["idx"], r["speaker"], epoch_us(r["ts"]), False,
+                                r["embedding"], None, r["passages"]]
+                               for r in rows if (r["namespace"], r["session_id"]) == key and not r["fallback"]]
+                    heard.append((key, now_at[key], vectors, state[key]["message_count"] == 0))
             return len(rows)
 
         written = await self.store.transaction(work)
+        if self.sink is not None:
+            for (namespace, session_id), revision, vectors, fresh in heard:
+                self.sink.turns_written(namespace, session_id, revision, vectors, fresh)
         report.written = written
         report.embedded_by_fallback = written if any(p.fallback for p in new) else 0
         report.existing = len(batch) - written

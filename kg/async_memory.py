@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from kg.ingest.facts import FactWriter
 from kg.ingest.temporal import Origin
-from kg.ingest.turns import TurnWriter
+from kg.ingest.turns import TurnWriter, VectorSink
 from kg.memory_erase import EraseFacade
 from kg.memory_export import ExportFacade
 from kg.memory_relationships import RelationshipsFacade
@@ -75,7 +75,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         with it ({kind, caption, url?}; the captions are searchable). Returns the stored turn."""
         message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
                           attachments=list(attachments))
-        writer = TurnWriter(self.store, self.embedder, self.settings, self.fallback_embedder)
+        writer = self._turn_writer()
         await writer.write([message])
         turn_id = writer.stored_as.get(writer.ids.last_id or "", writer.ids.last_id)  # stored before: that turn
         rows = await self.store.read("queries/turn_get", namespace=namespace, id=turn_id)
@@ -95,7 +95,14 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         self, messages: Iterable[Message], on_batch: Callable[[IngestReport], None] | None = None
     ) -> IngestReport:
         """Write a stream of messages in batches (idempotent: stored turns are skipped)."""
-        return await TurnWriter(self.store, self.embedder, self.settings, self.fallback_embedder).write(messages, on_batch)
+        return await self._turn_writer().write(messages, on_batch)
+
+    def _turn_writer(self) -> TurnWriter:
+        return TurnWriter(self.store, self.embedder, self.settings, self.fallback_embedder, self.vector_sink())
+
+    def vector_sink(self) -> VectorSink | None:
+        """The retriever's in-memory vectors, told what this process writes (`kg.ingest.turns.VectorSink`)."""
+        return self._retriever().vectors
 
     # -- facts over time ----------------------------------------------------------------------
     async def remember(

@@ -23,6 +23,7 @@ from kg.ingest.indexing import SessionIndexer
 from kg.ingest.relationships import RelationshipWriter
 from kg.ingest.session_graph import SessionGraphWriter
 from kg.ingest.summaries.writer import SessionSummarizer
+from kg.ingest.turns import VectorSink
 from kg.core.config import Settings, load_settings
 from kg.core.embedders import embedder_for, fallback_for
 from kg.core.embeddings import Embedder
@@ -195,13 +196,18 @@ class Engine:
         passes = passes_for(self.settings)  # [memory.indexing] passes = 3: passes 2 and 3 of closed sessions
         summarizer = self.summarizer or summarizer_for(self.settings, self.embedder, self.store)
         try:
-            yield SessionSummarizer(self.store, self.embedder, self.settings, summarizer, passes)
+            yield SessionSummarizer(self.store, self.embedder, self.settings, summarizer, passes, self.vector_sink())
         finally:
             if passes is not None:
                 await passes.aclose()
             close = getattr(summarizer, "aclose", None)
             if summarizer is not self.summarizer and close is not None:
                 await close()
+
+    def vector_sink(self) -> VectorSink | None:
+        """Who keeps this process's turn vectors in memory, to be told what it writes (the facade's
+        retriever); a bare engine (a job worker) searches nothing."""
+        return None
 
     # -- reads every door needs ---------------------------------------------------------------------
     async def session(self, namespace: str, session_id: str) -> Session | None:

@@ -2,11 +2,11 @@
 
     flat          one dense list over the turns' own text (the classic baseline)
     bm25          one BM25 list over the turns' own text (the other baseline)
-    hybrid        BM25 over the turn and over its context key (the turn with its neighbours,
-                  speakers named) + dense over the context key, fused by reciprocal rank fusion,
-                  with the query's time window, named speakers and question/answer adjacency as
-                  boosts (a dense list over the turn alone adds little once the context key is
-                  there, and costs a second scan)
+    hybrid        BM25 and dense over the turn's own key (a long turn by its best part), and the
+                  same two over its context key (the turn first, then its neighbours: support, so
+                  a turn is found by its own words whatever its neighbours say), fused by
+                  reciprocal rank fusion, with the query's time window, named speakers and
+                  question/answer adjacency as boosts
     hierarchical  hybrid, then two stages: sessions ranked by their best turns and their summaries
                   (stage 1), turns re-ranked inside the top `sessions` (stage 2), top-K
 
@@ -46,7 +46,8 @@ class Recipe(BaseModel):
 
     name: str
     # the ranked lists fused: (method, key); a turn without a context key yet stands in with its own
-    lists: tuple[tuple[Method, Key], ...] = (("fulltext", "turn"), ("fulltext", "context"), ("vector", "context"))
+    lists: tuple[tuple[Method, Key], ...] = (("fulltext", "turn"), ("vector", "turn"), ("fulltext", "context"),
+                                             ("vector", "context"))
     rrf_k: int = Field(20, ge=1)
     content_words: bool = False  # BM25 queries without question and function words
     boosts: Boosts = Boosts()

@@ -28,12 +28,15 @@ Row = tuple[str, str, int, str | None, datetime, bool]  # id, session, idx, spea
 
 @dataclass
 class _Block:
-    """One session's turns: metadata and unit-length vectors (own text, context key)."""
+    """One session's turns: metadata and unit-length vectors (own key's first part, context key),
+    and the later parts of long keys with the row each belongs to."""
 
     revision: Revision
     rows: list[Row]
     turn: np.ndarray
     context: np.ndarray
+    passages: np.ndarray
+    owners: np.ndarray  # the row (in this block) of each passage
 
 
 @dataclass
@@ -42,6 +45,8 @@ class _Namespace:
     rows: list[Row]
     ts: np.ndarray  # epoch seconds, for as_of
     matrices: dict[Key, np.ndarray]
+    passages: np.ndarray
+    owners: np.ndarray  # the row (in the namespace) of each passage
 
     @property
     def size(self) -> int:
@@ -63,7 +68,7 @@ def ranked(scores: np.ndarray, ids: list[str], n: int) -> list[int]:
     return sorted(chosen.tolist(), key=lambda i: (-scores[i], ids[i]))[:n]
 
 
-def _unit(rows: list[list[float]]) -> np.ndarray:
+def _unit(rows: list[list[float]] | np.ndarray) -> np.ndarray:
     m = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     return m / np.where(norms == 0, 1.0, norms)
@@ -77,7 +82,11 @@ def _join(blocks: dict[str, _Block]) -> _Namespace:
         parts = [getattr(b, key) for b in ordered if len(b.rows)]
         matrices[key] = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     ts = np.array([r[4].timestamp() for r in rows], dtype=np.float64)
-    return _Namespace(blocks, rows, ts, matrices)
+    starts = np.cumsum([0] + [len(b.rows) for b in ordered])[:-1]
+    long = [(b, start) for b, start in zip(ordered, starts) if len(b.owners)]
+    passages = np.concatenate([b.passages for b, _ in long]) if long else np.zeros((0, 0), dtype=np.float32)
+    owners = np.concatenate([b.owners + start for b, start in long]) if long else np.zeros(0, dtype=np.int64)
+    return _Namespace(blocks, rows, ts, matrices, passages, owners)
 
 
 class NamespaceVectors:
@@ -93,12 +102,17 @@ class NamespaceVectors:
 
     async def search(self, namespace: str, key: Key, vector: list[float], depth: int, as_of: datetime | None
                      ) -> list[Candidate]:
-        """The `depth` turns nearest `vector` on `key` (a turn without a context key: its own text)."""
+        """The `depth` turns nearest `vector` on `key` (a turn without a context key: its own text); on
+        the turn's own key, a long turn scores its best part."""
         space = await self._current(namespace)
         if not space.size:
             return []
+        query = _unit([vector])[0]
+        cosines = (space.matrices[key] @ query).astype(np.float64)
+        if key == "turn" and len(space.owners):
+            np.maximum.at(cosines, space.owners, (space.passages @ query).astype(np.float64))
         # Neo4j's vector.similarity.cosine scale and rounding, so both paths rank alike (`ranked`)
-        scores = np.round((1.0 + (space.matrices[key] @ _unit([vector])[0]).astype(np.float64)) / 2, SCORE_DECIMALS)
+        scores = np.round((1.0 + cosines) / 2, SCORE_DECIMALS)
         if as_of is not None:
             scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
         out = []
@@ -126,19 +140,63 @@ class NamespaceVectors:
             if stale:
                 loaded = await self.store.read_row("queries/retrieval_vector_rows", namespace=namespace, sessions=stale)
                 blocks.update(_blocks(loaded.get("rows", []), {s: revisions[s] for s in stale}))
-            space = _join(blocks)
-            self._spaces[namespace] = space
-            self._spaces.move_to_end(namespace)
-            self._evict()
-            return space
+            self._keep(namespace, blocks)
+            return self._spaces[namespace]
+
+    # -- what writes in this process committed (kg.ingest.turns.VectorSink) --------------------------
+    def turns_written(self, namespace: str, session_id: str, revision: Revision, rows: list[list[Any]],
+                      new: bool) -> None:
+        """Turns appended to a session whose vector revision their write moved to `revision`: taken
+        when this cache holds the session as it was just before (or it was new), so the next search
+        reloads nothing; otherwise left to that search, which sees the revision differ."""
+        space = self._spaces.get(namespace)
+        blocks = dict(space.blocks) if space else {}
+        held = blocks.get(session_id)
+        if held is not None and held.revision[0] == revision[0] - 1:
+            blocks[session_id] = _extended(held, _blocks(rows, {session_id: revision})[session_id], revision)
+        elif held is None and new:
+            blocks[session_id] = _blocks(rows, {session_id: revision})[session_id]
+        else:
+            return
+        self._keep(namespace, blocks)
+
+    def contexts_written(self, namespace: str, session_id: str, revision: Revision,
+                         vectors: dict[str, list[float]]) -> None:
+        """New context-key vectors of a session's turns (a session closed): taken as `turns_written` is."""
+        space = self._spaces.get(namespace)
+        held = space.blocks.get(session_id) if space else None
+        if space is None or held is None or held.revision[0] != revision[0] - 1:
+            return
+        context = held.context.copy()
+        for i, row in enumerate(held.rows):
+            if row[0] in vectors:
+                context[i] = _unit([vectors[row[0]]])[0]
+        self._keep(namespace, {**space.blocks, session_id: _Block(revision, held.rows, held.turn, context,
+                                                                   held.passages, held.owners)})
+
+    def _keep(self, namespace: str, blocks: dict[str, _Block]) -> None:
+        self._spaces[namespace] = _join(blocks)
+        self._spaces.move_to_end(namespace)
+        self._evict()
 
     def _evict(self) -> None:
         while len(self._spaces) > 1 and sum(s.size for s in self._spaces.values()) > self.max_turns:
             self._spaces.popitem(last=False)
 
 
+def _extended(held: _Block, more: _Block, revision: Revision) -> _Block:
+    """`held` with the turns of `more` after its own."""
+    if not len(held.rows):
+        return more
+    return _Block(revision, held.rows + more.rows, np.concatenate([held.turn, more.turn]),
+                  np.concatenate([held.context, more.context]),
+                  np.concatenate([held.passages, more.passages]) if len(more.owners) else held.passages,
+                  np.concatenate([held.owners, more.owners + len(held.rows)]) if len(more.owners) else held.owners)
+
+
 def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, _Block]:
-    """Rows of [id, session, idx, speaker, ts µs, follows_question, embedding, context_embedding]."""
+    """Rows of [id, session, idx, speaker, ts µs, follows_question, embedding, context_embedding,
+    passage_embeddings (flattened, or null)]."""
     by_session: dict[str, list[list[Any]]] = {s: [] for s in revisions}
     for r in rows:
         by_session[r[1]].append(r)
@@ -148,5 +206,9 @@ def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, 
         meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5])) for r in members]
         turn = _unit([r[6] for r in members]) if members else np.zeros((0, 0), dtype=np.float32)
         context = _unit([r[7] if r[7] is not None else r[6] for r in members]) if members else turn
-        out[s] = _Block(revisions[s], meta, turn, context)
+        dim = turn.shape[1] if members else 0
+        parts = [(i, np.asarray(r[8], dtype=np.float32).reshape(-1, dim)) for i, r in enumerate(members) if r[8]]
+        passages = _unit(np.concatenate([p for _, p in parts])) if parts else np.zeros((0, dim), np.float32)
+        owners = np.concatenate([np.full(len(p), i) for i, p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        out[s] = _Block(revisions[s], meta, turn, context, passages, owners)
     return out

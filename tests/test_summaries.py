@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from kg.ingest.extraction.chunking import estimate_tokens
 from kg.ingest.extraction.models import ChunkTurn
-from kg.ingest.summaries.keys import context_texts
+from kg.ingest.summaries.keys import context_texts, context_vectors
 from kg.ingest.summaries.llm import LLMSummarizer, summarizer_for
 from kg.ingest.summaries.models import Part
 from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
@@ -68,12 +68,35 @@ def test_rollup_groups_by_fanout_and_budget() -> None:
     assert [len(g) for g in rollup_groups(parts, fanout=8, budget=250)] == [2, 2, 2, 1]
 
 
-def test_context_keys_name_speakers_and_neighbours() -> None:
+def test_context_keys_lead_with_the_turn_then_name_speakers_and_neighbours() -> None:
     turns = [ChunkTurn(id=f"t{i}", idx=i, speaker=s, text=x) for i, (s, x) in
              enumerate([("Ann", "Who fixed it?"), ("Bo", "My sister did."), ("Ann", "Nice.")])]
     keys = context_texts(turns, width=1)
-    assert keys[1] == "Ann: Who fixed it?\nBo: My sister did.\nAnn: Nice."
+    assert keys[1] == "Bo: My sister did.\nAnn: Who fixed it?\nAnn: Nice."
     assert keys[0] == "Ann: Who fixed it?\nBo: My sister did."
+
+
+def test_a_long_turn_keeps_its_whole_text_first_and_its_neighbours_clipped() -> None:
+    long = "word " * 2000
+    turns = [ChunkTurn(id=f"t{i}", idx=i, role=r, text=x) for i, (r, x) in
+             enumerate([("assistant", long), ("user", "My cat is called Luna."), ("assistant", long)])]
+    keys = context_texts(turns, width=2)
+    assert keys[1].startswith("user: My cat is called Luna.\n")  # the short turn leads its own key
+    assert keys[0].startswith("assistant: " + " ".join(long.split()))  # its own text whole
+    assert all(len(line) <= 220 for line in keys[1].split("\n")[1:])  # neighbours clipped
+
+
+def test_context_vectors_blend_the_turn_with_its_neighbours_mean() -> None:
+    import numpy as np
+
+    e = np.eye(4)
+    own = [e[0].tolist(), e[1].tolist(), None, e[3].tolist()]
+    keys = context_vectors(own, width=1, weight=2.0)
+    assert keys[2] is None  # no vector of its own (the fallback model's): nothing to blend
+    mixed = e[1] + 2.0 * (e[0]) / 1  # turn 1's neighbours with a vector: turn 0 only
+    assert np.allclose(keys[1], mixed / np.linalg.norm(mixed))
+    assert np.allclose(keys[0], (e[0] + 2 * e[1]) / np.linalg.norm(e[0] + 2 * e[1]))
+    assert np.allclose(context_vectors(own, width=1, weight=0.0)[3], e[3])
 
 
 def test_keyphrases_skip_chatter_and_names() -> None:

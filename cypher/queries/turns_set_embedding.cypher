@@ -1,8 +1,8 @@
-// row.text: the key the vector was made from (ingest.turn_keys), kept as key_text for BM25. A vector of
-// the fallback embedder it replaces is removed.
+// row.text: the key the vector was made from (ingest.turn_keys), kept as key_text for BM25; row.passages
+// its later parts' vectors (null: one part). A vector of the fallback embedder it replaces is removed.
 UNWIND $rows AS row
 MATCH (t:Turn {id: row.id})
-SET t.embedding_model = $model, t.key_text = row.text
+SET t.embedding_model = $model, t.key_text = row.text, t.passage_embeddings = row.passages
 REMOVE t.fallback_embedding
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)

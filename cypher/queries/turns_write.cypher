@@ -1,6 +1,7 @@
 // New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector, in
 // fallback_embedding when the fallback embedder made it (row.fallback: kg.core.embedding_fallback).
-// key_text is what was embedded and what the turn_key_text fulltext index holds (ingest.turn_keys).
+// key_text is what was embedded and what the turn_key_text fulltext index holds (ingest.turn_keys); a long
+// key's later parts' vectors are passage_embeddings, one list (null for a key of one part).
 // Each session's vector revision moves on once (see turns_set_embedding).
 CALL {
   UNWIND $turns AS row
@@ -16,7 +17,8 @@ MERGE (t:Turn {id: row.id})
                 t.role = row.role, t.speaker = row.speaker, t.text = row.text, t.ts = row.ts, t.external_id = row.external_id,
                 t.key_text = row.key_text, t.attachment_kinds = row.attachment_kinds,
                 t.attachment_captions = row.attachment_captions, t.attachment_urls = row.attachment_urls,
-                t.embedding_model = row.embedding_model, t.created_at = datetime()
+                t.embedding_model = row.embedding_model, t.passage_embeddings = row.passages,
+                t.created_at = datetime()
 MERGE (s)-[:HAS_TURN]->(t)
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, CASE WHEN row.fallback THEN 'fallback_embedding' ELSE 'embedding' END,

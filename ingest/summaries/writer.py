@@ -20,12 +20,13 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kg.ingest.extraction.models import ChunkTurn
-from kg.ingest.summaries.keys import context_texts
+from kg.ingest.summaries.keys import context_texts, context_vectors
 from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
 from kg.ingest.summaries.offline import OfflineSummarizer
 from kg.ingest.summaries.passes import Passes, stale
 from kg.ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 from kg.ingest.turn_keys import attachment_text, stored_attachments
+from kg.ingest.turns import VectorSink, revisions
 from kg.core.config import Settings
 from kg.core.embeddings import Embedder, embed_async
 from kg.core.llm_usage import metering
@@ -39,9 +40,11 @@ DUE_PAGE = 500
 
 class SessionSummarizer:
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, summarizer: Summarizer,
-                 passes: Passes | None = None) -> None:
-        """`passes`: passes 2 and 3 of the enrichment, run when a session closes (`passes_for`)."""
+                 passes: Passes | None = None, sink: VectorSink | None = None) -> None:
+        """`passes`: passes 2 and 3 of the enrichment, run when a session closes (`passes_for`);
+        `sink` hears the context-key vectors written."""
         self.store = store
+        self.sink = sink
         self.passes = passes
         self.embedder = embedder
         self.settings = settings
@@ -86,7 +89,7 @@ class SessionSummarizer:
         turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
                            ts=native(r["ts"])) for r in rows]
         vectors = {r["id"]: r["embedding"] for r in rows}
-        await self._context_keys(turns, {r["id"]: r["context_text"] for r in rows},
+        await self._context_keys(turns, vectors, {r["id"]: r["context_text"] for r in rows},
                                  [attachment_text(stored_attachments(r)) for r in rows])
         current = {s.slot: s for s in await self._current(namespace, session_id)}
         chosen = await self._summarizer(namespace, session_id, len(turns), open_)
@@ -139,17 +142,25 @@ class SessionSummarizer:
                                      include_expired=False)
         return [summary_from_props(r["summary"]) for r in rows]
 
-    async def _context_keys(self, turns: list[ChunkTurn], stored: dict[str, str | None],
-                            attachments: list[str]) -> None:
-        texts = context_texts(turns, self.settings.memory.summaries.context_turns, attachments)
+    async def _context_keys(self, turns: list[ChunkTurn], own: dict[str, list[float] | None],
+                            stored: dict[str, str | None], attachments: list[str]) -> None:
+        """Each turn's context key (kg.ingest.summaries.keys): its text, and a vector made of the
+        session's stored vectors (nothing is embedded), written where the text changed."""
+        cfg = self.settings.memory.summaries
+        texts = context_texts(turns, cfg.context_turns, attachments)
+        keys = context_vectors([own.get(t.id) for t in turns], cfg.context_turns, cfg.context_weight)
         asks = [False] + [t.text.rstrip().endswith("?") for t in turns[:-1]]
-        changed = [(t.id, x, a) for t, x, a in zip(turns, texts, asks) if stored.get(t.id) != x]
-        limit, size = self.settings.ingest.max_embed_chars, self.settings.ingest.batch_size
+        changed: list[dict[str, Any]] = [{"id": t.id, "text": x, "follows_question": a, "embedding": v}
+                                         for t, x, a, v in zip(turns, texts, asks, keys) if stored.get(t.id) != x]
+        size = self.settings.ingest.batch_size
         for start in range(0, len(changed), size):
             page = changed[start : start + size]
-            vectors = await embed_async(self.embedder, [x[:limit] for _, x, _ in page])
-            await self.store.write("queries/turns_set_context", model=self.embedder.name, rows=[
-                {"id": i, "text": x, "follows_question": a, "embedding": v} for (i, x, a), v in zip(page, vectors)])
+            written = revisions(await self.store.write("queries/turns_set_context", model=self.embedder.name,
+                                                       rows=page))
+            if self.sink is not None:
+                for (namespace, session_id), revision in written.items():
+                    self.sink.contexts_written(namespace, session_id, revision,
+                                               {r["id"]: r["embedding"] for r in page if r["embedding"] is not None})
 
     async def write(
         self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],

@@ -36,6 +36,35 @@ class EmbeddingError(RuntimeError):
     pass
 
 
+def passages(embedder: TextEmbedder, texts: Sequence[str], max_chars: int, limit: int) -> list[list[str]]:
+    """Each text as the parts the embedder reads whole, in order, at most `limit` of them: its own
+    token windows when it counts tokens (a `passages` method: the local models), else windows of
+    `max_chars` characters. The first part is what embedding the whole text reads; a text that fits
+    is one part, itself. Long turns are searched by their best part (docs/retrieval.md)."""
+    split = getattr(embedder, "passages", None)
+    if split is not None:
+        return [parts[:limit] for parts in split(list(texts))]
+    return [char_windows(text, max_chars)[:limit] for text in texts]
+
+
+def char_windows(text: str, size: int, overlap: float = 0.125) -> list[str]:
+    """`text` in windows of at most `size` characters, each starting an eighth of a window before the
+    last one ended, cut at a space where there is one."""
+    if len(text) <= size:
+        return [text]
+    out, start = [], 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            space = text.rfind(" ", start + size // 2, end)
+            end = space if space > 0 else end
+        out.append(text[start:end])
+        if end >= len(text):
+            break
+        start = max(start + 1, end - int(size * overlap))
+    return out
+
+
 async def embed_async(embedder: TextEmbedder, texts: Sequence[str]) -> list[list[float]]:
     """`embedder.embed(texts)` without blocking the event loop. The local models run on threads of
     their own (batches, queries), awaited directly: through `asyncio.to_thread`, ingest batches

@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 MODEL = "all-MiniLM-L6-v2"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+WINDOW = MAX_TOKENS - 2  # a passage's tokens ([CLS] and [SEP] take the other two)
+STRIDE = WINDOW - 32  # consecutive passages share 32 tokens, so a sentence cut by one is whole in the next
 TOKENIZER = Path(__file__).resolve().parent / "minilm" / "tokenizer.json"
 # Attention's working memory grows with texts x tokens^2 per call: a chunk of long texts holds fewer
 # of them (32 texts of 64 tokens, 2 of 256), so a batch of long turns does not swell the process.
@@ -100,7 +102,11 @@ class OnnxMiniLM:
                 from tokenizers import Tokenizer
 
                 tokenizer = Tokenizer.from_file(str(TOKENIZER))
-                tokenizer.enable_truncation(MAX_TOKENS)
+                if kind == "passages":  # every token, without [CLS] and [SEP]: only their offsets are read
+                    tokenizer.no_truncation()
+                    tokenizer.post_processor = None
+                else:
+                    tokenizer.enable_truncation(MAX_TOKENS)
                 tokenizer.no_padding()  # each batch is padded here, to its own longest text
                 self._tokenizers[kind] = tokenizer
             return self._tokenizers[kind]
@@ -116,6 +122,12 @@ class OnnxMiniLM:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors, one per text, in order."""
         return self.submit(texts).result() if texts else []
+
+    def passages(self, texts: Sequence[str]) -> list[list[str]]:
+        """Each text as windows of the model's 254 tokens, 32 shared between neighbours (`STRIDE`);
+        the first is the part `embed` reads of the whole text."""
+        return [token_windows(text, encoding.offsets)
+                for text, encoding in zip(texts, self._tokenizer("passages").encode_batch(list(texts)))]
 
     def _fan_out(self, texts: list[str]) -> Future[list[list[float]]]:
         """A batch: sorted by length (so a chunk pads little), its chunks encoded on every batch
@@ -173,6 +185,21 @@ class OnnxMiniLM:
         pooled = np.stack([hidden[i, :n].mean(axis=0) for i, n in enumerate(lengths)])
         vectors: list[list[float]] = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).tolist()
         return vectors
+
+
+def token_windows(text: str, offsets: Sequence[tuple[int, int]], window: int = WINDOW, stride: int = STRIDE
+                  ) -> list[str]:
+    """`text` cut into windows of `window` tokens (by the tokens' character `offsets`), one every
+    `stride` tokens; the first starts at the text's start, the last ends at its end."""
+    if len(offsets) <= window:
+        return [text]
+    out = []
+    for start in range(0, len(offsets), stride):
+        end = min(len(offsets), start + window)
+        out.append(text[offsets[start][0] if start else 0 : offsets[end - 1][1] if end < len(offsets) else len(text)])
+        if end == len(offsets):
+            break
+    return out
 
 
 def lower_priority(nice: int) -> None:

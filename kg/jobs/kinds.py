@@ -24,7 +24,7 @@ from kg.ingest.extraction.extractor import Extractor
 from kg.ingest.extraction.models import ChunkTurn
 from kg.ingest.indexing import PlanGone, extract, session_turns
 from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
-from kg.ingest.turn_keys import row_key
+from kg.ingest.turn_keys import embed_keys, row_key
 from kg.engine import Engine
 from kg.core.embeddings import embed_async
 
@@ -59,7 +59,6 @@ async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
     """Embed the namespace's turns stored without an embedding: those the fallback embedder embedded
     too (kg.core.embedding_fallback), whose vector is replaced. Each page commits on its own, so an
     interrupted run leaves only fewer turns to do; while the primary is down it fails and is retried."""
-    limit = engine.settings.ingest.max_embed_chars
     done = 0
     while True:
         rows = await engine.store.read(
@@ -68,10 +67,12 @@ async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
         if not rows:
             return {"embedded": done}
         keys = [row_key(r) for r in rows]
-        vectors = await embed_async(engine.embedder, [key[:limit] for key in keys])
+        keyed = await embed_keys(engine.embedder, keys, engine.settings.ingest,
+                                 lambda texts: embed_async(engine.embedder, texts))
         await engine.store.write(
             "queries/turns_set_embedding", model=engine.embedder.name,
-            rows=[{"id": r["id"], "embedding": v, "text": key} for r, key, v in zip(rows, keys, vectors)],
+            rows=[{"id": r["id"], "embedding": kv.vector, "passages": kv.passages, "text": key}
+                  for r, key, kv in zip(rows, keys, keyed)],
         )
         done += len(rows)
 
