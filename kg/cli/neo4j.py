@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
+from rich.markup import escape
 
 from kg.cli.terminal import console, fail
 from kg.core.config import load_settings
@@ -14,6 +15,11 @@ if TYPE_CHECKING:  # imported where used: `kg --help` loads nothing it does not 
     from kg.core.neo4j_local import LocalNeo4j
 
 neo4j_app = typer.Typer(help="The managed local Neo4j server.", no_args_is_help=True, rich_markup_mode=None)
+
+
+def say(text: str) -> None:
+    """Print a line of the launcher's, whose "[neo4j.local]" is text, not markup."""
+    console.print(escape(text), soft_wrap=True)
 
 
 def local_server(repository: str | None = None) -> LocalNeo4j:
@@ -40,7 +46,7 @@ def neo4j_install(
         fail(f"--repository: expected an http(s):// URL of a Maven repository, got {repository!r}")
     local = local_server(repository)
     if local.is_installed():
-        console.print(f"Neo4j {local.settings.version} already installed in {local.lib_dir}")
+        say(f"Neo4j {local.settings.version} already installed in {local.lib_dir}")
         return
     bar = Progress("{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
                    console=console, transient=True)
@@ -51,10 +57,10 @@ def neo4j_install(
 
     try:
         with bar:
-            lib = local.install(echo=console.print, progress=advance, from_=from_)
+            lib = local.install(echo=say, progress=advance, from_=from_)
     except LocalServerError as exc:
         fail(str(exc))
-    console.print(f"Neo4j jars in {lib}")
+    say(f"Neo4j jars in {lib}")
 
 
 @neo4j_app.command("bundle")
@@ -73,11 +79,11 @@ def neo4j_bundle(
         fail(f"Neo4j {local.settings.version} with Browser {local.settings.browser_version} has no lock to bundle")
     out = output or Path(f"kg-neo4j-{local.settings.version}.zip")
     try:
-        local.install(echo=console.print)
+        local.install(echo=say)
         bundle(lock, local.lib_dir, out)
     except (LocalServerError, JarError) as exc:
         fail(str(exc))
-    console.print(f"{out}: {len(lock.jars)} jars and their lock, {out.stat().st_size / 1e6:.0f} MB; on the other "
+    say(f"{out}: {len(lock.jars)} jars and their lock, {out.stat().st_size / 1e6:.0f} MB; on the other "
                   f"machine: kg neo4j install --from {out}")
 
 
@@ -89,22 +95,22 @@ def neo4j_start() -> None:
     local = local_server()
     try:
         if local.pid() is not None:
-            console.print(f"already running (pid {local.pid()}) at {local.bolt_uri}; Browser {local.browser_url}")
+            say(f"already running (pid {local.pid()}) at {local.bolt_uri}; Browser {local.browser_url}")
             return
         with console.status("Starting Neo4j..."):
-            local.start(echo=console.print)
+            local.start(echo=say)
     except LocalServerError as exc:
         fail(str(exc))
     if local.password():
-        console.print(f"user neo4j, password in {local.password_file}" if not load_settings().neo4j.password
+        say(f"user neo4j, password in {local.password_file}" if not load_settings().neo4j.password
                       else "user neo4j, password from configuration")
 
 
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
     """Stop the local server (SIGTERM, then SIGKILL after the timeout)."""
-    if not local_server().stop(echo=console.print):
-        console.print("not running")
+    if not local_server().stop(echo=say):
+        say("not running")
 
 
 @neo4j_app.command("status")
@@ -113,15 +119,15 @@ def neo4j_status() -> None:
     gets, the Java it runs on and why that one, its folders."""
     local = local_server()
     st = local.status()
-    console.print(f"Neo4j {st.version} ({local.line.name}): {'installed' if st.installed else 'not installed'}, "
-                  f"{f'running (pid {st.pid})' if st.running else 'not running'}")
+    say(f"Neo4j {st.version} ({local.line.name}): {'installed' if st.installed else 'not installed'}, "
+        f"{f'running (pid {st.pid})' if st.running else 'not running'}")
     if st.running:
         server = _ask_server()
-        console.print(f"server {server}" if isinstance(server, str) else
-                      f"server Neo4j {server['version']} {server['edition']}, Cypher {', '.join(server['cypher'])}: "
-                      f"statements {server['path']}")
-    console.print(f"java {st.java}", soft_wrap=True)
-    console.print(f"bolt {st.bolt_uri}  browser {st.browser_url}\nhome {st.home}\nlog  {st.log_file}")
+        say(f"server {server}" if isinstance(server, str) else
+            f"server Neo4j {server['version']} {server['edition']}, Cypher {', '.join(server['cypher'])}: "
+            f"statements {server['path']}")
+    say(f"java {st.java}")
+    say(f"bolt {st.bolt_uri}  browser {st.browser_url}\nhome {st.home}\nlog  {st.log_file}")
     if not st.running:
         raise typer.Exit(1)
 

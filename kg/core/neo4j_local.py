@@ -189,8 +189,8 @@ class LocalNeo4j:
         """Start the server (installing it first if needed) and wait until Bolt answers."""
         if self.pid() is not None:
             return self.status()
+        java = self.java()  # before a download the server could not run without
         self.install(echo)
-        java = self.java()
         for port in (self.settings.bolt_port, self.settings.http_port):
             if _port_open(port):
                 raise LocalServerError(self._port_taken(port))
