@@ -127,3 +127,8 @@ def test_crash_during_start_shows_the_log_tail(tmp_path: Path) -> None:
 
 def test_stop_when_not_running_is_harmless(tmp_path: Path) -> None:
     assert local(tmp_path).stop(echo=lambda _: None) is False
+
+
+def test_docker_compose_runs_the_exact_managed_version() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    assert f"image: neo4j:{LocalServerSettings().version}-community\n" in compose  # never a floating tag
