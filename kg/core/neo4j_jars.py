@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator, Protocol
+from typing import BinaryIO, Callable, Iterator, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 CHUNK = 1 << 16
@@ -108,6 +108,8 @@ class Source(Protocol):
         """The jar's bytes from `offset` when the source can continue there (True), else from 0 (False)."""
         ...
 
+    def close(self) -> None: ...
+
 
 class Repository:
     """A Maven repository layout over HTTP(S): Maven Central, a mirror or an internal proxy."""
@@ -186,7 +188,7 @@ class Archive:
         self._zip.close()
 
 
-def source_of(location: str) -> Repository | Folder | Archive:
+def source_of(location: str) -> Source:
     """A repository URL, a folder, or a bundle archive."""
     if location.startswith(("http://", "https://")):
         return Repository(location)
@@ -199,7 +201,7 @@ def source_of(location: str) -> Repository | Folder | Archive:
 
 
 # -- install ------------------------------------------------------------------------------------
-def install(lock: Lock, lib_dir: Path, source: Repository | Folder | Archive, progress: Progress | None = None,
+def install(lock: Lock, lib_dir: Path, source: Source, progress: Progress | None = None,
             workers: int = 4) -> int:
     """Fetch and check every jar of `lock` into `lib_dir`'s staging folder, then rename it into place.
     Raises JarError naming each jar that could not be had or failed its check (those are removed;
@@ -247,17 +249,17 @@ def install(lock: Lock, lib_dir: Path, source: Repository | Folder | Archive, pr
     return sum(1 for fetched, _ in results if fetched)
 
 
-def _fetch(jar: LockedJar, source: Repository | Folder | Archive, part: Path, advance: Callable[[int], None]) -> None:
+def _fetch(jar: LockedJar, source: Source, part: Path, advance: Callable[[int], None]) -> None:
     """Write the jar to `part` (continuing a partial one when the source can), check size and digest."""
     offset = part.stat().st_size if part.is_file() and part.stat().st_size < jar.size else 0
     digest = hashlib.sha256()
     if offset:
-        with open(part, "rb") as fh:
-            while chunk := fh.read(CHUNK):
+        with open(part, "rb") as kept:
+            while chunk := kept.read(CHUNK):
                 digest.update(chunk)
     written = offset
     first = True
-    fh = None
+    fh: BinaryIO | None = None
     try:
         for chunk, resumed in source.open(jar, offset):
             if first:

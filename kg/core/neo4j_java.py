@@ -42,12 +42,12 @@ def choose_java(java_home: Path | None, majors: tuple[int, ...], server: str) ->
     taken or refused (never skipped silently); the other candidates are passed over with a reason."""
     wanted = " or ".join(str(m) for m in majors)
     if java_home is not None:
-        java = _executable(java_home)
-        version = _version(java) if java else None
-        if version is None or _major(version) not in majors:
+        configured = _executable(java_home)
+        version = _version(configured) if configured else None
+        if configured is None or version is None or _major(version) not in majors:
             found = f"is Java {version}" if version else "holds no runnable bin/java"
             raise NoJava(f"[neo4j.local] java_home = {str(java_home)!r} {found}; Neo4j {server} needs Java {wanted}")
-        return Java(java, version, "java_home", "set in [neo4j.local] java_home")
+        return Java(configured, version, "java_home", "set in [neo4j.local] java_home")
     passed: list[str] = ["no [neo4j.local] java_home"]
     for source, java in _candidates(passed):
         version = _version(java)

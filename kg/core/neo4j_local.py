@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from kg.core.config import LocalServerSettings
-from kg.core.neo4j_jars import JarError, Progress, Repository, install, lock_for, maven_resolve, source_of
+from kg.core.neo4j_jars import JarError, Progress, Repository, Source, install, lock_for, maven_resolve, source_of
 from kg.core.neo4j_java import Java, NoJava, choose_java
 from kg.core.neo4j_lines import JVM_FLAGS, line_of, server_conf
 
@@ -113,7 +113,7 @@ class LocalNeo4j:
                 staging.rename(self.lib_dir)
                 how = "resolved by mvn, no lock"
             else:
-                source = source_of(from_) if from_ is not None else Repository(self.settings.repository)
+                source: Source = source_of(from_) if from_ is not None else Repository(self.settings.repository)
                 echo(f"Fetching Neo4j {version} and Browser {browser}: {len(lock.jars)} jars, "
                      f"{lock.size / 1e6:.0f} MB, from {source.describe()}")
                 fetched = install(lock, self.lib_dir, source, progress)
