@@ -132,3 +132,9 @@ def test_stop_when_not_running_is_harmless(tmp_path: Path) -> None:
 def test_docker_compose_runs_the_exact_managed_version() -> None:
     compose = (ROOT / "docker-compose.yml").read_text()
     assert f"image: neo4j:{LocalServerSettings().version}-community\n" in compose  # never a floating tag
+
+
+def test_a_526_home_of_before_the_line_folders_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "neo4j" / "data").mkdir(parents=True)
+    assert LocalNeo4j(LocalServerSettings(data_dir=tmp_path, version="5.26.30")).home == tmp_path / "neo4j"
+    assert LocalNeo4j(LocalServerSettings(data_dir=tmp_path)).home == tmp_path / "neo4j-calendar"

@@ -50,7 +50,10 @@ class LocalNeo4j:
         self.settings = settings
         self.line = line_of(settings.version)
         self.runtime = (settings.install_dir / f"neo4j-{settings.version}-browser-{settings.browser_version}").resolve()
-        self.home = settings.data_dir.expanduser().resolve() / f"neo4j-{self.line.key}"
+        data_dir = settings.data_dir.expanduser().resolve()
+        self.home = data_dir / f"neo4j-{self.line.key}"
+        if self.line.key == "5" and not self.home.exists() and (data_dir / "neo4j").is_dir():
+            self.home = data_dir / "neo4j"  # a 5.26 server started before the folders were per line
         self._password = password
 
     # -- paths ------------------------------------------------------------------------------
