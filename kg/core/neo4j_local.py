@@ -151,7 +151,8 @@ class LocalNeo4j:
     def java(self) -> Java:
         """The Java `start` would run the server on (kg.core.neo4j_java)."""
         try:
-            return choose_java(self.settings.java_home, self.line.java, self.settings.version)
+            home = Path(self.settings.java_home).expanduser() if self.settings.java_home else None
+            return choose_java(home, self.line.java, self.settings.version)
         except NoJava as exc:
             raise LocalServerError(str(exc)) from None
 
@@ -192,11 +193,11 @@ class LocalNeo4j:
         """Start the server (installing it first if needed) and wait until Bolt answers."""
         if self.pid() is not None:
             return self.status()
-        java = self.java()  # before a download the server could not run without
-        self.install(echo)
         for port in (self.settings.bolt_port, self.settings.http_port):
             if _port_open(port):
                 raise LocalServerError(self._port_taken(port))
+        java = self.java()  # before a download the server could not run without
+        self.install(echo)
         data_dir = self.home.parent  # holds the password and the database: owner only
         if not data_dir.exists() or data_dir.name in (".kg", "kg-memory"):  # never tighten a folder the user shares
             _private_dir(data_dir)
