@@ -17,8 +17,8 @@ from langgraph.store.base import (
     get_text_at_path,
 )
 from langgraph.store.base.batch import AsyncBatchedBaseStore
-from langgraph.store.memory import InMemoryStore
-from tests.embed_test_utils import CharacterEmbeddings
+from tests.upstream.embed_test_utils import CharacterEmbeddings  # kg-memory: vendored beside
+from tests.upstream.kgstores import InMemoryStore  # kg-memory: a KgStore (kgstores.py)
 
 
 class MockAsyncBatchedStore(AsyncBatchedBaseStore):

@@ -17,83 +17,32 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
-from psycopg import Connection
 
-from langgraph.store.postgres import PostgresStore
-from langgraph.store.postgres.base import (
+from tests.upstream import kgstores  # kg-memory: KgStores in place of Postgres's (kgstores.py)
+from tests.upstream.embed_test_utils import CharacterEmbeddings  # kg-memory: as tests.conftest's
+from tests.upstream.kgstores import (
+    VECTOR_TYPES,
+    PostgresStore,
     _escape_like_literal,
     _namespace_match_pattern,
-)
-from tests.conftest import (
-    DEFAULT_URI,
-    VECTOR_TYPES,
-    CharacterEmbeddings,
 )
 
 TTL_SECONDS = 6
 TTL_MINUTES = TTL_SECONDS / 60
 
 
-@pytest.fixture(scope="function", params=["default", "pipe", "pool"])
+@pytest.fixture(scope="function", params=["memory"])  # kg-memory: a KgStore (Postgres: default, pipe, pool)
 def store(request) -> PostgresStore:
-    database = f"test_{uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        _, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
     ttl_config = {
         "default_ttl": TTL_MINUTES,
         "refresh_on_read": True,
         "sweep_interval_minutes": TTL_MINUTES / 2,
     }
-    with Connection.connect(admin_conn_string, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {database}")
-    try:
-        with PostgresStore.from_conn_string(conn_string, ttl=ttl_config) as store:
-            store.MIGRATIONS = [
-                (
-                    mig.replace("ttl_minutes INT;", "ttl_minutes FLOAT;")
-                    if isinstance(mig, str)
-                    else mig
-                )
-                for mig in store.MIGRATIONS
-            ]
-            store.setup()
+    with PostgresStore.from_conn_string("kg-memory", ttl=ttl_config) as store:
+        store.start_ttl_sweeper()
+        yield store
 
-        if request.param == "pipe":
-            with PostgresStore.from_conn_string(
-                conn_string,
-                pipeline=True,
-                ttl=ttl_config,
-            ) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-        elif request.param == "pool":
-            with PostgresStore.from_conn_string(
-                conn_string,
-                pool_config={"min_size": 1, "max_size": 10},
-                ttl=ttl_config,
-            ) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-        else:  # default
-            with PostgresStore.from_conn_string(conn_string, ttl=ttl_config) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-    finally:
-        with Connection.connect(admin_conn_string, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {database}")
+        store.stop_ttl_sweeper()
 
 
 def test_batch_order(store: PostgresStore) -> None:
@@ -509,17 +458,6 @@ def _create_vector_store(
     enable_ttl: bool = True,
 ) -> PostgresStore:
     """Create a store with vector search enabled."""
-    database = f"test_{uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        db_name, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
-
     index_config = {
         "dims": fake_embeddings.dims,
         "embed": fake_embeddings,
@@ -530,23 +468,13 @@ def _create_vector_store(
         "fields": text_fields,
     }
 
-    with Connection.connect(admin_conn_string, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {database}")
-    try:
-        with PostgresStore.from_conn_string(
-            conn_string,
-            index=index_config,
-            ttl={"default_ttl": 2, "refresh_on_read": True} if enable_ttl else None,
-        ) as store:
-            store.setup()
-            with store._cursor() as cur:
-                # drop the migration index
-                cur.execute("DROP TABLE IF EXISTS store_migrations")
-            store.setup()  # Will fail if migrations aren't idempotent
-            yield store
-    finally:
-        with Connection.connect(admin_conn_string, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {database}")
+    with PostgresStore.from_conn_string(  # kg-memory: a KgStore (no database to create and drop)
+        "kg-memory",
+        index=index_config,
+        ttl={"default_ttl": 2, "refresh_on_read": True} if enable_ttl else None,
+    ) as store:
+        store.setup()
+        yield store
 
 
 _vector_params = [
@@ -990,30 +918,15 @@ def test_store_ttl(store):
 
 def _expire_now(store: PostgresStore, ns: tuple[str, ...], key: str) -> None:
     """Backdate a row's expires_at into the past without deleting it (unswept)."""
-    with store._cursor() as cur:
-        cur.execute(
-            "UPDATE store SET expires_at = NOW() - INTERVAL '1 minute' "
-            "WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
+    kgstores.expire_now(store, ns, key)  # kg-memory: Cypher on the (:StoreItem), for Postgres's SQL
 
 
 def _row_exists(store: PostgresStore, ns: tuple[str, ...], key: str) -> bool:
-    with store._cursor() as cur:
-        cur.execute(
-            "SELECT COUNT(*) AS n FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return cur.fetchone()["n"] == 1
+    return kgstores.row(store, ns, key) is not None  # kg-memory: as above
 
 
 def _stored_expires_at(store: PostgresStore, ns: tuple[str, ...], key: str):
-    with store._cursor() as cur:
-        cur.execute(
-            "SELECT expires_at FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return cur.fetchone()["expires_at"]
+    return kgstores.row(store, ns, key)["expires_at"]  # kg-memory: as above
 
 
 def test_omit_expired_filters_read_paths(store: PostgresStore) -> None:

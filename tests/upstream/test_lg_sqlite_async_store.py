@@ -15,12 +15,11 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from langgraph.store.sqlite import AsyncSqliteStore
-from langgraph.store.sqlite.base import SqliteIndexConfig
-from tests.test_store import CharacterEmbeddings
+from tests.upstream.kgstores import AsyncSqliteStore, SqliteIndexConfig  # kg-memory: KgStores (kgstores.py)
+from tests.upstream.test_lg_sqlite_store import CharacterEmbeddings  # kg-memory: the vendored tests.test_store
 
 
-@pytest.fixture(scope="function", params=["memory", "file"])
+@pytest.fixture(scope="function", params=["memory"])  # kg-memory: no SQLite file
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[AsyncSqliteStore]:
     """Create an AsyncSqliteStore for testing."""
     if request.param == "memory":
@@ -66,7 +65,7 @@ async def create_vector_store(
         yield store
 
 
-@pytest.fixture(scope="function", params=["memory", "file"])
+@pytest.fixture(scope="function", params=["memory"])  # kg-memory: no SQLite file
 def conn_string(request: pytest.FixtureRequest) -> Generator[str, None, None]:
     if request.param == "memory":
         yield ":memory:"

@@ -21,11 +21,11 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from langgraph.store.sqlite import SqliteStore
-from langgraph.store.sqlite.base import (
+from tests.upstream.kgstores import (  # kg-memory: KgStores in place of SQLite's (kgstores.py)
     NS_MATCH_FUNCTION,
     BaseSqliteStore,
     SqliteIndexConfig,
+    SqliteStore,
     _escape_glob_literal,
     _namespace_match_pattern,
 )
@@ -79,7 +79,7 @@ class CharacterEmbeddings(Embeddings):
         return isinstance(other, CharacterEmbeddings) and self.dims == other.dims
 
 
-@pytest.fixture(scope="function", params=["memory", "file"])
+@pytest.fixture(scope="function", params=["memory"])  # kg-memory: no SQLite file
 def store(request: Any) -> Generator[SqliteStore, None, None]:
     """Create a SqliteStore for testing."""
     if request.param == "memory":
