@@ -281,12 +281,21 @@ async def test_ttl_expiry_refresh_omission_and_the_sweep_job(memory: AsyncMemory
     store.ttl_config["omit_expired"] = True  # type: ignore[index]
     assert await store.aget(("t",), "short") is None and [i.key for i in await store.asearch(("t",))] == ["forever"]
 
+    for key, seconds_ago in {"a": 1, "short": 2, "b": 3, "c": 4, "forever": 5}.items():  # "short" on the first page
+        if key not in ("short", "forever"):
+            await store.aput(("t",), key, {"text": key})
+        await cypher_rows(memory, "MATCH (i:StoreItem {namespace: $ns, key: $key}) "
+                                  "SET i.updated_at = datetime() - duration({seconds: $s})", ns=store_ns, key=key,
+                          s=seconds_ago)
+    pages = [await store.asearch(("t",), limit=2, offset=offset) for offset in (0, 2, 4)]
+    assert [[i.key for i in page] for page in pages] == [["a", "b"], ["c", "forever"], []]  # left out before paging
+
     queue = JobQueue(memory.store, FAST)
     assert await run_sweep(memory, queue, "store_ttl", namespace=store_ns) == 1
     report = await Worker(memory, settings=FAST, namespace=store_ns).drain()
     assert len(report.done) == 1
-    assert await cypher_value(memory, "MATCH (i:StoreItem {namespace: $ns}) RETURN collect(i.key)",
-                              ns=store_ns) == ["forever"]
+    assert sorted(await cypher_value(memory, "MATCH (i:StoreItem {namespace: $ns}) RETURN collect(i.key)",
+                                     ns=store_ns)) == ["a", "b", "c", "forever"]
     assert await run_sweep(memory, queue, "store_ttl", namespace=store_ns) == 0
 
 

@@ -1,3 +1,6 @@
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint/tests/embed_test_utils.py.
+# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
 """Embedding utilities for testing."""
 
 import math

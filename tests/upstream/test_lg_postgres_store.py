@@ -1,3 +1,6 @@
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint-postgres/tests/test_store.py.
+# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
 # type: ignore
 from __future__ import annotations
 

@@ -1,3 +1,6 @@
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint-sqlite/tests/test_async_store.py.
+# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
 import asyncio
 import os
 import tempfile
