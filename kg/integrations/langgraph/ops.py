@@ -66,20 +66,20 @@ async def _run(tx: Tx, batch: Batch) -> list[Result]:
             results[i] = _item(row) if row is not None else None
             if row is not None and op.refresh_ttl:
                 touched.append(row["id"])
-    for i, op in enumerate(ops):
-        if isinstance(op, SearchOp):
-            rows = await tx.run("queries/store_items_under", namespace=ns, prefix=list(op.namespace_prefix),
+    for i, search in enumerate(ops):
+        if isinstance(search, SearchOp):
+            rows = await tx.run("queries/store_items_under", namespace=ns, prefix=list(search.namespace_prefix),
                                 vector=batch.queries.get(i), omit_expired=batch.omit_expired)
-            page = _page(rows, op)
+            page = _page(rows, search)
             results[i] = [_search_item(r) for r in page]
-            if op.refresh_ttl:
+            if search.refresh_ttl:
                 touched.extend(r["id"] for r in page)
     lists = [(i, op) for i, op in enumerate(ops) if isinstance(op, ListNamespacesOp)]
     if lists:
         rows = await tx.run("queries/store_namespaces", namespace=ns, omit_expired=batch.omit_expired)
         paths = [tuple(r["path"]) for r in rows]
-        for i, op in lists:
-            results[i] = list_namespaces(paths, op)
+        for i, listing in lists:
+            results[i] = list_namespaces(paths, listing)
     if touched:
         await tx.run("queries/store_items_touch", ids=touched)
     puts = [(i, op) for i, op in enumerate(ops) if isinstance(op, PutOp)]
