@@ -190,7 +190,7 @@ async def test_regression_a_large_gather_is_a_few_transactions_not_a_connection_
     gets = [store.aget(("big",), f"k{i}") for i in range(n)]
     results = await asyncio.gather(*puts, *gets)
     assert results[:n] == [None] * n
-    assert transactions <= 2  # everything queued in the same tick joins one batch
+    assert transactions <= 3  # what is queued meanwhile joins a batch, up to 2000 operations each
     assert await count(memory, store_ns) == n
     assert {i.key for i in await store.asearch(("big",), limit=n)} == {f"k{i}" for i in range(n)}
 
@@ -210,6 +210,23 @@ async def test_a_call_that_fails_fails_alone_and_writes_nothing(memory: AsyncMem
     with pytest.raises(RuntimeError, match="boom"):  # one call of two puts: neither is written
         await store.abatch([PutOp(("q",), "fine", {"text": "fine"}), PutOp(("q",), "bad", {"text": "boom"})])
     assert await store.asearch(("q",)) == []
+
+
+async def test_an_item_stored_before_keeps_its_vector(memory: AsyncMemory, store_ns: str) -> None:
+    """Migration 0015: an item of one `embedding` (of one `text`) becomes a run of one vector."""
+    from kg import cypher
+
+    store = KgStore(memory, store_ns, index={"dims": 3, "embed": letters, "fields": ["text"]})
+    await cypher_rows(memory, "CREATE (:StoreItem {id: $id, namespace: $ns, path: ['old'], key: 'k', value: $value, "
+                              "text: 'aaa', embedding: [1.0, 0.0, 0.0], created_at: datetime(), updated_at: datetime()})",
+                      id=ops.item_id(store_ns, ("old",), "k"), ns=store_ns, value=json.dumps({"text": "aaa"}))
+    for statement in cypher.statements("migrations/0015_store_item_vectors")[:2]:
+        await cypher_rows(memory, statement)
+    [hit] = await store.asearch(("old",), query="a")
+    assert hit.value == {"text": "aaa"} and hit.score == pytest.approx(1.0)
+    assert await cypher_rows(memory, "MATCH (i:StoreItem {namespace: $ns}) RETURN i.texts AS texts, i.dims AS dims, "
+                                     "i.embedding AS embedding", ns=store_ns) == [{"texts": ["aaa"], "dims": 3,
+                                                                                   "embedding": None}]
 
 
 # -- index, scores, filters ------------------------------------------------------------------------

@@ -12,5 +12,5 @@ WITH i, CASE WHEN size(similarities) > 0
              THEN 2 * reduce(best = 0.0, s IN similarities | CASE WHEN s > best THEN s ELSE best END) - 1
         END AS score
 RETURN i.id AS id, i.path AS path, i.key AS key, i.value AS value, i.created_at AS created_at,
-       i.updated_at AS updated_at, score
+       i.updated_at AS updated_at, i.ttl_ms AS ttl_ms, score
 ORDER BY coalesce(score, -2.0) DESC, i.updated_at DESC

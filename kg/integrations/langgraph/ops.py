@@ -64,7 +64,7 @@ async def _run(tx: Tx, batch: Batch) -> list[Result]:
         for i, op in gets:
             row = found.get(item_id(ns, op.namespace, op.key))
             results[i] = _item(row) if row is not None else None
-            if row is not None and op.refresh_ttl:
+            if row is not None and op.refresh_ttl and row["ttl_ms"] is not None:
                 touched.append(row["id"])
     for i, search in enumerate(ops):
         if isinstance(search, SearchOp):
@@ -73,7 +73,7 @@ async def _run(tx: Tx, batch: Batch) -> list[Result]:
             page = _page(rows, search)
             results[i] = [_search_item(r) for r in page]
             if search.refresh_ttl:
-                touched.extend(r["id"] for r in page)
+                touched.extend(r["id"] for r in page if r["ttl_ms"] is not None)
     lists = [(i, op) for i, op in enumerate(ops) if isinstance(op, ListNamespacesOp)]
     if lists:
         rows = await tx.run("queries/store_namespaces", namespace=ns, omit_expired=batch.omit_expired)

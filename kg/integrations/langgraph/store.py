@@ -5,7 +5,8 @@
 
 Every call, sync or async, from any thread, is queued to the event loop that owns the memory's
 database connection. The calls queued while a batch runs make the next batch, deduplicated and run
-in one write transaction (`ops.run`), the way LangGraph's `AsyncBatchedBaseStore` batches: so a
+in one write transaction (`ops.run`; up to `BATCH_OPS` operations), the way LangGraph's
+`AsyncBatchedBaseStore` batches: so a
 store over an `AsyncMemory` serves the sync graph nodes LangGraph runs in threads, and ten thousand
 concurrent calls are a few transactions, not ten thousand connections. A batch that fails is run
 again caller by caller, so a bad call fails alone and a failed call leaves nothing written.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 from collections import deque
 from typing import Any, Generator, Generic, Iterable, TypeVar, Union
 
@@ -35,7 +37,9 @@ from kg.integrations.langgraph import ops as store_ops  # noqa: E402
 from kg.jobs.kinds import expire_store_items  # noqa: E402
 from kg.memory import Memory  # noqa: E402
 
+BATCH_OPS = 2000  # operations of one transaction at most (a call's own operations are never split)
 INDEX_KEYS = ("dims", "embed", "fields")
+log = logging.getLogger(__name__)
 TTL_KEYS = ("default_ttl", "refresh_on_read", "sweep_interval_minutes", "omit_expired")
 T = TypeVar("T")
 Waiter = Union["asyncio.Future[list[Result]]", "concurrent.futures.Future[list[Result]]"]
@@ -165,8 +169,13 @@ class KgStore(BaseStore):
 
     async def _drain(self) -> None:
         while self._pending:
-            taken = [(w, todo) for w, todo in self._pending if not w.done()]  # done: cancelled meanwhile
-            self._pending.clear()
+            taken: list[tuple[Waiter, list[Op]]] = []
+            size = 0
+            while self._pending and (not taken or size + len(self._pending[0][1]) <= BATCH_OPS):
+                waiter, todo = self._pending.popleft()
+                if not waiter.done():  # done: cancelled meanwhile
+                    taken.append((waiter, todo))
+                    size += len(todo)
             if not taken:
                 continue
             try:
@@ -259,8 +268,9 @@ class KgStore(BaseStore):
             await asyncio.sleep(every_s)
             try:
                 await expire_store_items(self.memory.store, self.namespace)
-            except Exception:  # noqa: BLE001 - the database may be down for a while: sweep next time
-                continue
+            except Exception as exc:  # noqa: BLE001 - the database may be down for a while: sweep next time
+                log.warning("the TTL sweep of store namespace %s failed (%s: %s); next in %.0f s",
+                            self.namespace, type(exc).__name__, exc, every_s)
 
     def _on_memory_loop(self, work: Any, wait: bool = True) -> Any:
         """`work()` run on the memory's event loop (at once when called there), its result."""
