@@ -15,6 +15,7 @@ from kg.ingest.temporal import Origin
 from kg.ingest.turns import TurnWriter
 from kg.memory_erase import EraseFacade
 from kg.memory_export import ExportFacade
+from kg.memory_history import HistoryFacade
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
 from kg.memory_work import WorkFacade
@@ -32,7 +33,7 @@ from kg.core.requests import FactAssertion, FactHistoryQuery, FactQuery, SearchR
 from kg.core.values import native_props
 
 
-class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade):
+class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade, HistoryFacade):
     """The memory of a set of namespaces on one Neo4j: write turns, facts and corrections; ask by
     recipe, by time and by subject. `async with AsyncMemory() as memory: ...`; `Memory` is the same,
     synchronous."""

@@ -80,3 +80,7 @@ class Memory(Synchronous):
     delete_namespace = twin(AsyncMemory.delete_namespace)
     export_namespace = twin_stream(AsyncMemory.export_namespace)
     import_records = twin(AsyncMemory.import_records)
+    # -- a user's existing history (docs/import.md)
+    import_claude_code = twin(AsyncMemory.import_claude_code)
+    import_chatgpt = twin(AsyncMemory.import_chatgpt)
+    import_messages = twin(AsyncMemory.import_messages)

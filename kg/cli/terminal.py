@@ -17,6 +17,7 @@ from kg.core.extras import MissingExtra
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.core.embeddings import EmbeddingError
     from kg.core.neo4j_local import LocalServerError
+    from kg.core.models import IngestReport
     from kg.core.store import StoreError
 
 T = TypeVar("T")
@@ -53,6 +54,7 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
     or embedder problem (or one of `also`, the command's own user errors) exits 2 with its message."""
     from kg.core.embeddings import EmbeddingError
     from kg.core.neo4j_local import LocalServerError
+    from kg.core.models import IngestReport
     from kg.core.store import StoreError
 
     expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)
@@ -89,3 +91,14 @@ def namespace_option(value: Optional[str]) -> Optional[str]:
 
 
 NAMESPACE = typer.Option(..., "--namespace", "-n", callback=namespace_option, help="The namespace.")
+
+
+def report_ingest(report: "IngestReport") -> None:
+    """What an ingest or an import did: each rejected line on stderr, then the counts; exit 1 when
+    a line was rejected (the others are stored)."""
+    for rejection in report.rejected:
+        err.print(f"[yellow]rejected[/] {escape(str(rejection))}", soft_wrap=True)  # one line each, however long
+    console.print(f"received {report.received}, new turns {report.written}, already stored {report.existing}, "
+                  f"sessions {report.sessions}, rejected {len(report.rejected)}")
+    if report.rejected:
+        raise typer.Exit(1)

@@ -260,6 +260,7 @@ class ScheduleSettings(Section):
     reindex: Schedule = Field(default_factory=lambda: Schedule(cron="30 2 * * *"))  # made by an older version
     corrections: Schedule = Field(default_factory=lambda: Schedule(cron="0 3 * * *"))  # clustering and decay
     embeddings: Schedule = Field(default_factory=lambda: Schedule(every_s=3600))  # turns without an embedding
+    store_ttl: Schedule = Field(default_factory=lambda: Schedule(every_s=300))  # LangGraph store items past their TTL
     timezone: str = "UTC"  # of the cron expressions
 
 

@@ -24,7 +24,7 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kg.http import erase, export, facts, operations, relationships, routes, turns  # noqa: E402
+from kg.http import erase, export, facts, history, operations, relationships, routes, turns  # noqa: E402
 from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
 from kg.http.asgi import HttpMiddleware, StatusWatch  # noqa: E402
@@ -105,6 +105,7 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     app.include_router(relationships.scoped)
     app.include_router(erase.scoped)
     app.include_router(export.scoped)
+    app.include_router(history.scoped)  # imports of a user's history
     app.include_router(routes.scoped)  # jobs
     mcp.mount(app, mcp_server, settings)
     if settings.http.metrics:  # outermost, so that refusals are counted too
