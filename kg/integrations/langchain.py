@@ -51,7 +51,7 @@ class KgChatMessageHistory(BaseChatMessageHistory):
         self.conversation = Conversation(self.calls.memory, namespace, session_id)
 
     @property
-    def messages(self) -> list[BaseMessage]:  # type: ignore[override] - a property, as LangChain's own stores
+    def messages(self) -> list[BaseMessage]:  # type: ignore[override]  # a property, as in LangChain's own stores
         return self.calls.run(lambda _: self._messages())
 
     async def aget_messages(self) -> list[BaseMessage]:
@@ -76,9 +76,8 @@ class KgChatMessageHistory(BaseChatMessageHistory):
 
 
 def _entry(message: BaseMessage) -> Entry:
-    role = ROLES.get(message.type)
-    if role is None:  # a ChatMessage carries its own role
-        role = getattr(message, "role", None) if getattr(message, "role", None) in ROLES.values() else "user"
+    own = getattr(message, "role", None)  # a ChatMessage carries its own role
+    role: Role = ROLES.get(message.type) or (own if own in ("user", "assistant", "system", "tool") else "user")
     calls = [f"{c['name']} {json.dumps(c['args'], ensure_ascii=False)}" for c in getattr(message, "tool_calls", [])]
     return Entry(role=role, text=readable(message.text, *calls, fallback=f"[{message.type} message]"),
                  verbatim=json.dumps(message_to_dict(message), ensure_ascii=False, default=str),

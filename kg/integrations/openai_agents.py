@@ -66,7 +66,7 @@ class KgSession:
 
 
 def _entry(item: TResponseInputItem) -> Entry:
-    data: dict[str, Any] = dict(item)  # type: ignore[arg-type] - a TypedDict union
+    data: dict[str, Any] = dict(item)
     kind = data.get("type") or "message"
     verbatim = json.dumps(data, ensure_ascii=False)
     external_id = data["id"] if isinstance(data.get("id"), str) and len(data["id"]) <= 200 else None
@@ -93,6 +93,6 @@ def _text(content: Any) -> str | None:
 def _item(turn: Turn) -> TResponseInputItem:
     """The item as it was added; a turn written by another door (no verbatim) as a message of its role."""
     if turn.verbatim is not None:
-        return json.loads(turn.verbatim)  # type: ignore[no-any-return]
+        return json.loads(turn.verbatim)
     role = turn.role if turn.role in ("user", "assistant", "system") else "assistant"  # a tool's text, unpaired
-    return {"role": role, "content": turn.text}  # type: ignore[return-value, typeddict-item]
+    return {"role": role, "content": turn.text}
