@@ -22,7 +22,8 @@ class MemoryReader(BaseChatClient[Any]):
     """Stands in for an LLM: quotes the first line the context provider added, else counts the history."""
 
     async def _inner_get_response(self, *, messages: Any, stream: bool, options: Any, **kwargs: Any) -> Any:
-        instructions = str(options.get("instructions") or "") + "\n".join(m.text for m in messages if m.role == "system")
+        system = "\n".join(m.text for m in messages if m.role == "system")
+        instructions = f"{options.get('instructions') or ''}\n{system}"
         recalled = [line[2:] for line in instructions.splitlines() if line.startswith("- ")]
         text = f"From memory: {recalled[0]}" if recalled else f"Noted ({len(messages)} messages so far)."
         return ChatResponse(messages=[Message(role="assistant", contents=[text])])

@@ -27,8 +27,10 @@ def run(memory: Memory, namespace: str) -> list[str]:
         found = str(prompt_value.to_messages()[0].content).removeprefix("Answer from memory: ")
         return AIMessage(content=f"From memory: {found or 'nothing yet'}")
 
-    chain = (RunnableLambda(lambda q: {**q, "memory": " ".join(d.page_content for d in retriever.invoke(q["question"]))})
-             | prompt | RunnableLambda(answer))
+    def recall(inputs: dict) -> dict:
+        return {**inputs, "memory": " ".join(d.page_content for d in retriever.invoke(inputs["question"]))}
+
+    chain = RunnableLambda(recall) | prompt | RunnableLambda(answer)
     chat = RunnableWithMessageHistory(chain, lambda sid: KgChatMessageHistory(memory, namespace, sid),
                                       input_messages_key="question", history_messages_key="history")
     lines = []

@@ -54,7 +54,8 @@ async def run(memory: Memory, namespace: str) -> list[str]:
         result = await Runner.run(agent, question, session=session, run_config=RunConfig(tracing_disabled=True))
         lines.append(f"> {question}\n  {result.final_output}")
     items = await KgSession("chat-1", memory, namespace).get_items()
-    lines.append(f"session chat-1 holds {len(items)} items: {', '.join(i.get('type', i.get('role', '?')) for i in items)}")
+    kinds = ", ".join(i.get("type", i.get("role", "?")) for i in items)
+    lines.append(f"session chat-1 holds {len(items)} items: {kinds}")
     return lines
 
 

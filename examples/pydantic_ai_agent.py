@@ -37,7 +37,8 @@ def run(memory: Memory, namespace: str) -> list[str]:
         result = agent.run_sync(prompt, message_history=history.messages())
         history.add(result.new_messages())
         lines.append(f"[{session}] > {prompt}\n  {result.output}")
-    lines.append(f"friday's history: {[type(m).__name__ for m in KgMessageHistory(memory, namespace, 'friday').messages()]}")
+    friday = KgMessageHistory(memory, namespace, "friday").messages()
+    lines.append(f"friday's history: {[type(m).__name__ for m in friday]}")
     return lines
 
 

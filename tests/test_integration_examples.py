@@ -25,6 +25,7 @@ CASES = [  # example, the framework module it needs, what its last answer starts
      "Maya owns the ingestion service."),
     ("pydantic_ai_agent", "pydantic_ai", "  From memory: ", SAID),
     ("agent_framework_memory", "agent_framework", "  From memory: ", SAID),
+    ("strands_agent", "strands", "  From memory: ", SAID),  # its own venv in .ci/run (Strands' mcp pin)
 ]
 
 

@@ -32,7 +32,8 @@ def test_extras_and_dependencies() -> None:
     assert {"server", "clustering", "graphiti", "voyage", "langgraph", "torch", "otel", "dev"} <= set(extras)
     doors = {"langchain", "openai-agents", "google-adk", "llamaindex", "pydantic-ai", "agent-framework"}
     assert doors <= set(extras) and f"kg-memory[{','.join(sorted(doors, key=list(extras).index))}]" in extras["dev"]
-    for door in doors:  # each framework in its extra alone, with the lower bound tested
+    assert "strands" in extras and "strands" not in extras["dev"][1]  # its own venv in .ci/run (mcp pin)
+    for door in doors | {"strands"}:  # each framework in its extra alone, with the lower bound tested
         assert len(extras[door]) == 1 and ">=" in extras[door][0] and extras[door][0].split(">")[0] not in core
     assert "kg-memory[server,clustering,graphiti,voyage,langgraph,torch,otel]" in extras["dev"]
     assert {d.split(">")[0] for d in extras["otel"]} == {"opentelemetry-api", "opentelemetry-sdk"}
@@ -56,7 +57,8 @@ def test_a_door_without_its_extra_names_it() -> None:
                                   ("kg.integrations.google_adk", "google.adk", "google-adk"),
                                   ("kg.integrations.llamaindex", "llama_index.core", "llamaindex"),
                                   ("kg.integrations.pydantic_ai", "pydantic_ai", "pydantic-ai"),
-                                  ("kg.integrations.agent_framework", "agent_framework", "agent-framework")):
+                                  ("kg.integrations.agent_framework", "agent_framework", "agent-framework"),
+                                  ("kg.integrations.strands", "strands", "strands")):
         done = run(f"import {module}", hidden)
         assert done.returncode != 0
         assert f"pip install 'kg-memory[{extra}]'" in done.stderr, (module, done.stderr[-500:])
@@ -64,7 +66,8 @@ def test_a_door_without_its_extra_names_it() -> None:
 
 HEAVY = ("torch", "sentence_transformers", "onnxruntime", "tokenizers", "anthropic", "openai", "instructor",
          "fastapi", "uvicorn", "mcp", "sklearn", "umap", "graphiti_core", "neo4j", "numpy", "voyageai", "langgraph",
-         "opentelemetry", "langchain_core", "agents", "google.adk", "llama_index", "pydantic_ai", "agent_framework")
+         "opentelemetry", "langchain_core", "agents", "google.adk", "llama_index", "pydantic_ai", "agent_framework",
+         "strands")
 LOADED = "import sys\n{code}\nprint(' '.join(sorted(m for m in {heavy!r} if m in sys.modules)))"
 
 

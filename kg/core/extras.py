@@ -23,6 +23,7 @@ EXTRAS = {
     "llamaindex": "the LlamaIndex memory block and retriever",
     "pydantic-ai": "the PydanticAI message history and memory tool",
     "agent-framework": "the Microsoft Agent Framework history and context providers",
+    "strands": "the Strands Agents session manager and memory tool",
     "torch": "sentence-transformers models on torch (the embedder and the cross-encoder reranker)",
     "otel": "OpenTelemetry tracing",
 }

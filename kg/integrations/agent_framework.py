@@ -33,7 +33,9 @@ require("agent-framework", "agent_framework")
 from agent_framework import ContextProvider, HistoryProvider, Message  # noqa: E402 - after the check naming the extra
 
 from kg.core.models import ROLES, Turn  # noqa: E402
-from kg.integrations.conversation import Conversation, Entry, MemoryCalls, readable  # noqa: E402
+from kg.integrations.conversation import (  # noqa: E402
+    Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
+)
 
 if TYPE_CHECKING:
     from agent_framework import AgentSession, SessionContext, SupportsAgentRun
@@ -101,8 +103,8 @@ class KgContextProvider(ContextProvider):
         query = " ".join(m.text for m in context.input_messages if m.text).strip()
         if not query:
             return
-        hits = await self.calls.arun(lambda memory: memory.search_turns(self.namespace, query, self.k))
-        lines = [f"- {h.turn.ts:%Y-%m-%d} {h.turn.speaker or h.turn.role}: {h.turn.text}" for h in hits
-                 if h.turn.session_id != context.session_id]
-        if lines:
-            context.extend_instructions(self.source_id, "From earlier conversations with the user:\n" + "\n".join(lines))
+        found = await self.calls.arun(
+            lambda memory: search_elsewhere(memory, self.namespace, query, self.k, context.session_id))
+        if found:
+            context.extend_instructions(self.source_id, "From earlier conversations with the user:\n"
+                                        + "\n".join(f"- {line}" for line in lines(found)))

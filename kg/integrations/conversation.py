@@ -21,6 +21,8 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence, TypeVar, cast
 
 from kg.core.models import Message, Role, Turn
+from kg.core.recall_models import RankedTurn
+from kg.core.vocabulary import K_MAX
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
@@ -49,6 +51,21 @@ class MemoryCalls:
             return await work(self.memory)
         coro = cast("Any", work(self.memory))
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._sync._loop))
+
+
+async def search_elsewhere(memory: AsyncMemory, namespace: str, query: str, k: int,
+                           session_id: str | None = None) -> list[RankedTurn]:
+    """The best `k` turns of `namespace` for `query` (`search_turns`), none of session `session_id`:
+    an agent's own session is in its context already. Asks for as many more as that session has
+    turns (at most `K_MAX` in all), so its turns do not crowd the others out."""
+    own = await memory.session(namespace, session_id) if session_id else None
+    hits = await memory.search_turns(namespace, query, min(k + (own.message_count if own else 0), K_MAX))
+    return [h for h in hits if h.turn.session_id != session_id][:k]
+
+
+def lines(hits: Sequence[RankedTurn]) -> list[str]:
+    """Found turns as an agent reads them: `date speaker-or-role: text`."""
+    return [f"{h.turn.ts:%Y-%m-%d} {h.turn.speaker or h.turn.role}: {h.turn.text}" for h in hits]
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from pydantic import Field  # noqa: E402
 
 from kg.core.models import Message, Role  # noqa: E402
 from kg.core.recall_models import MemoryHit, RankedTurn  # noqa: E402
-from kg.integrations.conversation import TICK, MemoryCalls  # noqa: E402
+from kg.integrations.conversation import TICK, MemoryCalls, lines  # noqa: E402
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
@@ -59,7 +59,7 @@ class KgMemoryBlock(BaseMemoryBlock[str]):
         if not query:
             return ""
         hits = await MemoryCalls(self.memory).arun(lambda memory: memory.search_turns(self.namespace, query, self.k))
-        return "\n".join(f"- {h.turn.speaker or h.turn.role} ({h.turn.ts:%Y-%m-%d}): {h.turn.text}" for h in hits)
+        return "\n".join(f"- {line}" for line in lines(hits))
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         now = datetime.now(timezone.utc)

@@ -13,7 +13,8 @@ returns), PydanticAI's own JSON of it (`ModelMessagesTypeAdapter`) kept verbatim
 gives back the same messages, tool calls, usage and times included. `clear` erases the session.
 
 `memory_tool(memory, namespace)` is a `Tool` the model can call, `search_memory(query)`: the turns the
-memory's retriever ranks best (`search_turns`), one line each with date and speaker.
+memory's retriever ranks best (`search_turns`), one line each with date and speaker; with `session_id`,
+the agent's own session is left out (its turns are in the message history already).
 
 `memory` is a `Memory` (sync and async calls) or an `AsyncMemory` (async calls). See docs/pydantic-ai.md.
 """
@@ -34,7 +35,9 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 
 from kg.core.models import Role, Turn  # noqa: E402
-from kg.integrations.conversation import Conversation, Entry, MemoryCalls, readable  # noqa: E402
+from kg.integrations.conversation import (  # noqa: E402
+    Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
+)
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
@@ -110,14 +113,15 @@ def _message(turn: Turn) -> ModelMessage:
     return ModelResponse(parts=[TextPart(turn.text)], timestamp=turn.ts)  # a tool's text, unpaired: the model's
 
 
-def memory_tool(memory: Memory | AsyncMemory, namespace: str, k: int = 5, name: str = "search_memory") -> Tool[None]:
-    """A tool that searches the memory of `namespace` (see the module's docstring)."""
+def memory_tool(memory: Memory | AsyncMemory, namespace: str, k: int = 5, session_id: str | None = None,
+                name: str = "search_memory") -> Tool[None]:
+    """A tool that searches the memory of `namespace` (see the module's docstring); with `session_id`,
+    that session's own turns (already the agent's message history) are left out."""
     calls = MemoryCalls(memory)
 
     async def search_memory(query: str) -> list[str]:
         """Search earlier conversations for what was said about `query`; one line per message found,
         with its date and who said it."""
-        hits = await calls.arun(lambda m: m.search_turns(namespace, query, k))
-        return [f"{h.turn.ts:%Y-%m-%d} {h.turn.speaker or h.turn.role}: {h.turn.text}" for h in hits]
+        return lines(await calls.arun(lambda m: search_elsewhere(m, namespace, query, k, session_id)))
 
     return Tool(search_memory, name=name, takes_ctx=False)
