@@ -104,10 +104,10 @@ async def test_pop_and_clear_as_the_protocol_says(memory: AsyncMemory, namespace
     await session.clear_session()
 
 
-def test_over_a_sync_memory_from_the_sdks_own_loop(sync_memory: Memory, namespace: str) -> None:
-    session = KgSession("sync", sync_memory, namespace)
-    result = Runner.run_sync(Agent(name="a", model=ScriptedModel([[said("hello", 1)]])), "hi", session=session,
-                             run_config=RUN)
+async def test_over_a_sync_memory_from_another_loop(sync_memory: Memory, namespace: str) -> None:
+    session = KgSession("sync", sync_memory, namespace)  # its calls run on the Memory's own loop
+    result = await Runner.run(Agent(name="a", model=ScriptedModel([[said("hello", 1)]])), "hi", session=session,
+                              run_config=RUN)
     assert result.final_output == "hello"
     assert [t.text for t in sync_memory.turns(namespace, "sync")] == ["hi", "hello"]
 

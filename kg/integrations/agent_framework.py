@@ -49,24 +49,22 @@ class KgHistoryProvider(HistoryProvider):
     def __init__(self, memory: Memory | AsyncMemory, namespace: str, source_id: str = "kg_history",
                  **flags: Any) -> None:
         super().__init__(source_id, **flags)
-        self.calls = MemoryCalls(memory)
+        self.memory = memory
         self.namespace = namespace
 
     async def get_messages(self, session_id: str | None, *, state: dict[str, Any] | None = None,
                            **kwargs: Any) -> list[Message]:
-        turns = await self.calls.arun(lambda _: self._conversation(session_id).turns())
-        return [_message(t) for t in turns]
+        return [_message(t) for t in await self._conversation(session_id).aturns()]
 
     async def save_messages(self, session_id: str | None, messages: Sequence[Message], *,
                             state: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        entries = [_entry(m) for m in messages]
-        await self.calls.arun(lambda _: self._conversation(session_id).append(entries))
+        await self._conversation(session_id).aappend([_entry(m) for m in messages])
 
     def _conversation(self, session_id: str | None) -> Conversation:
         if not session_id:
             raise ValueError("session_id: KgHistoryProvider keeps a session's messages under its id; the agent "
                              "session has none")
-        return Conversation(self.calls.memory, self.namespace, session_id)
+        return Conversation(self.memory, self.namespace, session_id)
 
 
 def _entry(message: Message) -> Entry:

@@ -6,7 +6,7 @@ any thread, for sync callers (`run`) and async ones (`arun`: awaited from the ca
 over an `AsyncMemory`, awaited in the caller's loop (`arun`; a sync call is refused, naming the fix).
 
 `Conversation(memory, namespace, session_id)` is a framework's message list as the turns of one
-session. Each message is one turn: its role, its readable text (what search, summaries and
+session, with each call sync and async. Each message is one turn: its role, its readable text (what search, summaries and
 extraction read) and `verbatim`, the framework's own JSON of it, so the door hands back exactly what
 it was given (tool calls, ids, parts). Appended messages get the time of the append (one microsecond
 apart, never before the session's last turn, so they keep their order); `pop` and `clear` go through
@@ -87,22 +87,50 @@ def readable(*parts: str | None, fallback: str) -> str:
 
 
 class Conversation:
-    """A framework's message list as one kg session (see the module's docstring). Async; a door's
-    sync methods run these through `MemoryCalls.run`."""
+    """A framework's message list as one kg session (see the module's docstring): each call in a
+    sync form (`turns`, `append`, `pop`, `clear`) and an async one (`aturns`, ...), run by `MemoryCalls`."""
 
-    def __init__(self, memory: AsyncMemory, namespace: str, session_id: str) -> None:
-        self.memory = memory
+    def __init__(self, memory: Memory | AsyncMemory, namespace: str, session_id: str) -> None:
+        self.calls = MemoryCalls(memory)
+        self.memory = self.calls.memory
         self.namespace = namespace
         self.session_id = session_id
 
-    async def turns(self, limit: int | None = None) -> list[Turn]:
+    def turns(self, limit: int | None = None) -> list[Turn]:
         """The session's turns in order; with `limit`, the last `limit` of them."""
+        return self.calls.run(lambda _: self._turns(limit))
+
+    async def aturns(self, limit: int | None = None) -> list[Turn]:
+        return await self.calls.arun(lambda _: self._turns(limit))
+
+    def append(self, entries: Sequence[Entry]) -> None:
+        self.calls.run(lambda _: self._append(entries))
+
+    async def aappend(self, entries: Sequence[Entry]) -> None:
+        await self.calls.arun(lambda _: self._append(entries))
+
+    def pop(self) -> Turn | None:
+        """Remove the last turn and return it: the session is erased and written again without it
+        (the same turn ids), since a turn alone is not erased."""
+        return self.calls.run(lambda _: self._pop())
+
+    async def apop(self) -> Turn | None:
+        return await self.calls.arun(lambda _: self._pop())
+
+    def clear(self) -> None:
+        self.calls.run(lambda _: self._clear())
+
+    async def aclear(self) -> None:
+        await self.calls.arun(lambda _: self._clear())
+
+    # -- on the memory's loop ---------------------------------------------------------------------------
+    async def _turns(self, limit: int | None) -> list[Turn]:
         turns = await self.memory.turns(self.namespace, self.session_id)
         if limit is None:
             return turns
         return turns[max(len(turns) - limit, 0):] if limit > 0 else []
 
-    async def append(self, entries: Sequence[Entry]) -> None:
+    async def _append(self, entries: Sequence[Entry]) -> None:
         if not entries:
             return
         start = datetime.now(timezone.utc)
@@ -116,9 +144,7 @@ class Conversation:
         if report.rejected:
             raise ValueError(f"session {self.session_id!r}: {'; '.join(report.rejected)}")
 
-    async def pop(self) -> Turn | None:
-        """Remove the last turn and return it: the session is erased and written again without it
-        (the same turn ids), since a turn alone is not erased."""
+    async def _pop(self) -> Turn | None:
         turns = await self.memory.turns(self.namespace, self.session_id)
         if not turns:
             return None
@@ -130,7 +156,7 @@ class Conversation:
                                              attachments=t.attachments, verbatim=t.verbatim) for t in kept)
         return last
 
-    async def clear(self) -> None:
+    async def _clear(self) -> None:
         try:
             await self.memory.erase_session(self.namespace, self.session_id)
         except KeyError:  # nothing stored yet

@@ -47,32 +47,26 @@ class KgChatMessageHistory(BaseChatMessageHistory):
     """LangChain's `BaseChatMessageHistory` over one kg session (see the module's docstring)."""
 
     def __init__(self, memory: Memory | AsyncMemory, namespace: str, session_id: str) -> None:
-        self.calls = MemoryCalls(memory)
-        self.conversation = Conversation(self.calls.memory, namespace, session_id)
+        self.conversation = Conversation(memory, namespace, session_id)
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]  # a property, as in LangChain's own stores
-        return self.calls.run(lambda _: self._messages())
+        return [_message(t) for t in self.conversation.turns()]
 
     async def aget_messages(self) -> list[BaseMessage]:
-        return await self.calls.arun(lambda _: self._messages())
+        return [_message(t) for t in await self.conversation.aturns()]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        entries = [_entry(m) for m in messages]
-        self.calls.run(lambda _: self.conversation.append(entries))
+        self.conversation.append([_entry(m) for m in messages])
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
-        entries = [_entry(m) for m in messages]
-        await self.calls.arun(lambda _: self.conversation.append(entries))
+        await self.conversation.aappend([_entry(m) for m in messages])
 
     def clear(self) -> None:
-        self.calls.run(lambda _: self.conversation.clear())
+        self.conversation.clear()
 
     async def aclear(self) -> None:
-        await self.calls.arun(lambda _: self.conversation.clear())
-
-    async def _messages(self) -> list[BaseMessage]:
-        return [_message(t) for t in await self.conversation.turns()]
+        await self.conversation.aclear()
 
 
 def _entry(message: BaseMessage) -> Entry:

@@ -24,7 +24,7 @@ require("openai-agents", "agents")
 from agents.memory.session_settings import SessionSettings  # noqa: E402 - after the check that names the extra
 
 from kg.core.models import Role, Turn  # noqa: E402
-from kg.integrations.conversation import Conversation, Entry, MemoryCalls, readable  # noqa: E402
+from kg.integrations.conversation import Conversation, Entry, readable  # noqa: E402
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -43,26 +43,23 @@ class KgSession:
                  session_settings: SessionSettings | None = None) -> None:
         self.session_id = session_id
         self.session_settings = session_settings
-        self.calls = MemoryCalls(memory)
-        self.conversation = Conversation(self.calls.memory, namespace, session_id)
+        self.conversation = Conversation(memory, namespace, session_id)
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The history in order; with `limit` (or the session settings' limit), the latest `limit` items."""
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
-        turns = await self.calls.arun(lambda _: self.conversation.turns(limit))
-        return [_item(t) for t in turns]
+        return [_item(t) for t in await self.conversation.aturns(limit)]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
-        entries = [_entry(i) for i in items]
-        await self.calls.arun(lambda _: self.conversation.append(entries))
+        await self.conversation.aappend([_entry(i) for i in items])
 
     async def pop_item(self) -> TResponseInputItem | None:
-        turn = await self.calls.arun(lambda _: self.conversation.pop())
+        turn = await self.conversation.apop()
         return _item(turn) if turn is not None else None
 
     async def clear_session(self) -> None:
-        await self.calls.arun(lambda _: self.conversation.clear())
+        await self.conversation.aclear()
 
 
 def _entry(item: TResponseInputItem) -> Entry:

@@ -47,32 +47,26 @@ class KgMessageHistory:
     """An agent's message history as one kg session (see the module's docstring)."""
 
     def __init__(self, memory: Memory | AsyncMemory, namespace: str, session_id: str) -> None:
-        self.calls = MemoryCalls(memory)
-        self.conversation = Conversation(self.calls.memory, namespace, session_id)
+        self.conversation = Conversation(memory, namespace, session_id)
 
     def messages(self, limit: int | None = None) -> list[ModelMessage]:
         """The messages in order; with `limit`, the last `limit` of them."""
-        return self.calls.run(lambda _: self._messages(limit))
+        return [_message(t) for t in self.conversation.turns(limit)]
 
     async def amessages(self, limit: int | None = None) -> list[ModelMessage]:
-        return await self.calls.arun(lambda _: self._messages(limit))
+        return [_message(t) for t in await self.conversation.aturns(limit)]
 
     def add(self, messages: Sequence[ModelMessage]) -> None:
-        entries = [_entry(m) for m in messages]
-        self.calls.run(lambda _: self.conversation.append(entries))
+        self.conversation.append([_entry(m) for m in messages])
 
     async def aadd(self, messages: Sequence[ModelMessage]) -> None:
-        entries = [_entry(m) for m in messages]
-        await self.calls.arun(lambda _: self.conversation.append(entries))
+        await self.conversation.aappend([_entry(m) for m in messages])
 
     def clear(self) -> None:
-        self.calls.run(lambda _: self.conversation.clear())
+        self.conversation.clear()
 
     async def aclear(self) -> None:
-        await self.calls.arun(lambda _: self.conversation.clear())
-
-    async def _messages(self, limit: int | None) -> list[ModelMessage]:
-        return [_message(t) for t in await self.conversation.turns(limit)]
+        await self.conversation.aclear()
 
 
 def _entry(message: ModelMessage) -> Entry:

@@ -47,30 +47,22 @@ class KgSessionManager(SessionManager[Any]):
 
     def __init__(self, session_id: str, memory: Memory, namespace: str) -> None:
         self.session_id = session_id
-        self.calls = MemoryCalls(memory)
-        self.conversation = Conversation(self.calls.memory, namespace, session_id)
+        self.conversation = Conversation(memory, namespace, session_id)
 
     def initialize(self, agent: Any, **kwargs: Any) -> None:
         """The agent's messages: the session's, when it has any; else the agent's own are stored."""
-        turns = self.calls.run(lambda _: self.conversation.turns())
+        turns = self.conversation.turns()
         if turns:
             agent.messages = [_message(t) for t in turns]
         elif agent.messages:
-            entries = [_entry(m) for m in agent.messages]
-            self.calls.run(lambda _: self.conversation.append(entries))
+            self.conversation.append([_entry(m) for m in agent.messages])
 
     def append_message(self, message: Message, agent: Any, **kwargs: Any) -> None:
-        entry = _entry(message)
-        self.calls.run(lambda _: self.conversation.append([entry]))
+        self.conversation.append([_entry(message)])
 
     def redact_latest_message(self, redact_message: Message, agent: Any, **kwargs: Any) -> None:
-        entry = _entry(redact_message)
-
-        async def rewrite(_: Any) -> None:
-            if await self.conversation.pop() is not None:
-                await self.conversation.append([entry])
-
-        self.calls.run(rewrite)
+        if self.conversation.pop() is not None:
+            self.conversation.append([_entry(redact_message)])
 
     def sync_agent(self, agent: Any, **kwargs: Any) -> None:
         return None  # the messages are written as they come; an agent's state is not kept (see the docstring)
