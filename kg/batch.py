@@ -25,6 +25,8 @@ class MessageIn(BaseModel):
     external_id: str | None = Field(None, max_length=200)
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX,
                                           description="What was shared with the message; captions are searchable.")
+    verbatim: str | None = Field(None, min_length=1, description="The message as the caller's framework shaped it "
+                                 "(e.g. JSON); stored with the turn and returned with it, never searched.")
 
 
 class FieldError(BaseModel):
@@ -87,8 +89,8 @@ def validate_items(settings: Settings, namespace: str, items: Sequence[Any], fie
                        "message": "not allowed: the namespace is given for the whole batch"}]
         elif session_id is not None and item.get("session_id", session_id) != session_id:
             errors = [{"field": f"{field}[{i}].session_id", "message": "differs from the batch's session_id"}]
-        elif len(str(item.get("text", ""))) > settings.ingest.max_text_chars:
-            errors = [{"field": f"{field}[{i}].text", "message": f"longer than {settings.ingest.max_text_chars} "
+        elif long := [k for k in ("text", "verbatim") if len(str(item.get(k) or "")) > settings.ingest.max_text_chars]:
+            errors = [{"field": f"{field}[{i}].{long[0]}", "message": f"longer than {settings.ingest.max_text_chars} "
                        "characters ([ingest] max_text_chars)"}]
         else:
             data = {**item, "namespace": namespace} | ({"session_id": session_id} if session_id else {})

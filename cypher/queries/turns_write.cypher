@@ -14,6 +14,7 @@ MATCH (s:Session {namespace: row.namespace, id: row.session_id})
 MERGE (t:Turn {id: row.id})
   ON CREATE SET t.namespace = row.namespace, t.session_id = row.session_id, t.idx = row.idx,
                 t.role = row.role, t.speaker = row.speaker, t.text = row.text, t.ts = row.ts, t.external_id = row.external_id,
+                t.verbatim = row.verbatim,
                 t.key_text = row.key_text, t.attachment_kinds = row.attachment_kinds,
                 t.attachment_captions = row.attachment_captions, t.attachment_urls = row.attachment_urls,
                 t.embedding_model = row.embedding_model, t.created_at = datetime()

@@ -102,6 +102,9 @@ class Message(BaseModel):
     session_id: SessionId | None = None
     external_id: UnicodeText | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
+    # the message exactly as the caller's framework shaped it (a JSON string: tool calls, ids, parts), kept
+    # with the turn and returned by `turns`, never searched; the framework doors read it back (kg/integrations/)
+    verbatim: UnicodeText | None = Field(default=None, min_length=1)
 
     @field_validator("namespace")
     @classmethod
@@ -129,6 +132,7 @@ class Turn(BaseModel):
     external_id: str | None = None
     embedding_model: str | None = None
     attachments: list[Attachment] = Field(default_factory=list)
+    verbatim: str | None = None  # `Message.verbatim`: returned by `turns` and `add_message`, not by search hits
 
     @model_validator(mode="before")
     @classmethod
