@@ -35,6 +35,7 @@ from kg.core.facts_models import RememberResult, entity_id, entity_key
 from kg.core.requests import CorrectionReport, FactAssertion, RelationshipAssertion
 from kg.core.relationship_models import RelateResult
 from kg.core.store import Store, Tx
+from kg.core.vocabulary import Trust
 from kg.core.values import native
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
@@ -150,7 +151,8 @@ class SessionGraphWriter:
             correction = CorrectionReport.model_construct(
                 session_id=session_id, rule_text=c.rule_text, original_behavior=c.original_behavior,
                 corrected_behavior=c.corrected_behavior, correction_type=c.correction_type, seen_at=seen,
-                evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns])
+                evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns],
+                trust=trust_of(c.evidence_turn_ids, turns))
             added = await self.corrections.add(namespace, correction, tx=tx, provenance=dict(stamp))
             done.corrections += added.decision != "noop"
         decisions = [{"id": "dec_" + _digest(namespace, session_id, normalize(d.text)), "text": d.text,
@@ -179,7 +181,7 @@ class SessionGraphWriter:
                 subject=subject["key"] if subject else f.subject, predicate=f.predicate, object=f.object,
                 valid_from=valid_from, source=f.source, op="retract" if f.retracts else "assert",
                 evidence_turn_ids=evidence, subject_type=subject["type"] if subject else "other",
-                object_type=obj["type"] if obj else None)
+                object_type=obj["type"] if obj else None, trust=trust_of(evidence, turns))
             written = await self.facts.remember(namespace, fact, provenance.origin(session_id, statement,
                                                                                    event_id=ids[statement]),
                                                 object_key=obj["key"] if obj else None, tx=tx)
@@ -191,7 +193,7 @@ class SessionGraphWriter:
             relation = RelationshipAssertion.model_construct(
                 subject=ends[0]["name"], type=r.relation, object=ends[1]["name"],
                 valid_from=min((ts for t in evidence if (ts := turns[t].ts)), default=provenance.extracted_at),
-                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence)
+                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence, trust=trust_of(evidence, turns))
             done = await self.relationships.relate(namespace, relation, (ends[0], ends[1]),
                                                    provenance.origin(session_id, statement, event_id=ids[statement]),
                                                    tx=tx)
@@ -222,6 +224,14 @@ class SessionGraphWriter:
             withdrawn += written.decision != "noop"
         return withdrawn
 
+
+
+def trust_of(evidence: Sequence[str], turns: Mapping[str, ChunkTurn]) -> Trust:
+    """A statement is trusted when a trusted turn says it. Without known evidence it is as trusted
+    as the session's least trusted turn: leaving the evidence out must not launder a tool's output."""
+    cited = [turns[t] for t in evidence if t in turns]
+    said = any(t.trust == "trusted" for t in cited) if cited else all(t.trust == "trusted" for t in turns.values())
+    return "trusted" if said else "untrusted"
 
 
 def _ends(namespace: str, r: Any, names: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -239,6 +239,7 @@ class TurnWriter:
                     "ts": p.message.ts, "external_id": p.message.external_id, "embedding": p.embedding,
                     "embedding_model": p.embedding_model, "fallback": p.fallback, "prev_id": prev,
                     "key_text": p.key, **attachment_columns(p.message.attachments),
+                    "trust": None if p.message.trust == "trusted" else p.message.trust,  # marked when untrusted
                 })
                 tails[key] = (count + 1, p.id)
                 ended = state[key]["ended_before"]

@@ -14,7 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-Decision = Literal["added", "reinforced", "superseded", "retracted", "noop"]
+from kg.core.vocabulary import Trust
+
+# held: an untrusted statement that would change a trusted one, kept aside until confirmed
+Decision = Literal["added", "reinforced", "superseded", "retracted", "noop", "held"]
 FactStatus = Literal["current", "superseded", "retracted", "expired"]  # expired: belief replaced this version
 
 _PREDICATE_JUNK = re.compile(r"[^a-z0-9]+")
@@ -81,6 +84,7 @@ class FactView(BaseModel):
     extractor: str | None = None
     prompt_version: str | None = None
     lineage_id: str
+    trust: Trust = "trusted"  # untrusted: opened by an untrusted write, not confirmed
     status: FactStatus
     superseded_by: str | None = None  # id of the believed fact whose start ended this one
     confidence: float
