@@ -71,7 +71,8 @@ def _record(row: Mapping[str, Any]) -> FactRecord:
     )
 
 
-def _event(row: Mapping[str, Any]) -> FactEvent:
+def event_of(row: Mapping[str, Any]) -> FactEvent:
+    """A stored `(:FactEvent)` as the temporal core takes it."""
     return FactEvent(
         id=row["id"], op=row["op"], subject=row["subject_key"], predicate=row["predicate"],
         object_value=row["object_value"], valid_from=native(row["valid_from"]),
@@ -190,7 +191,7 @@ class FactWriter:
         if not found:
             raise _NoSlot
         fact_rows, prior_rows = found[0]["facts"], found[0]["events"]
-        records, prior = [_record(r) for r in fact_rows], [_event(r) for r in prior_rows]
+        records, prior = [_record(r) for r in fact_rows], [event_of(r) for r in prior_rows]
         if registry is None:
             decided = any(r.get("cardinality_by") for r in prior_rows)
             registry = PredicateRegistry({**self.overrides, **({pred: "one"} if decided else {})})
@@ -203,7 +204,7 @@ class FactWriter:
                                                              sorted(prior_rows, key=lambda e: (native(e["recorded_at"]), e["id"]))])
         if stored is not None:
             row["object_value"] = stored  # a variant spelling reinforces the stored value
-        event = _event(row)
+        event = event_of(row)
         step = plan(records, event, registry, lambda: f"fact_{uuid.uuid4().hex}", prior_events=prior)
         if step.decision == "noop" and any(e.id == event.id for e in prior):
             return _result(step, event, records)  # a retried transaction that had committed

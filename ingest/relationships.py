@@ -46,7 +46,8 @@ def _record(row: Mapping[str, Any]) -> EdgeRecord:
     )
 
 
-def _event(row: Mapping[str, Any]) -> EdgeEvent:
+def event_of(row: Mapping[str, Any]) -> EdgeEvent:
+    """A stored `(:RelationEvent)` as the temporal core takes it (entities by id)."""
     return EdgeEvent(
         id=row["id"], op=row["op"], subject=row["subject_id"], predicate=row["relation"],
         object_value=row["object_id"], valid_from=native(row["valid_from"]),
@@ -132,13 +133,13 @@ class RelationshipWriter:
         if not found:
             raise _NoSlot
         edge_rows, prior_rows = found[0]["edges"], found[0]["events"]
-        records, prior = [_record(r) for r in edge_rows], [_event(r) for r in prior_rows]
+        records, prior = [_record(r) for r in edge_rows], [event_of(r) for r in prior_rows]
         stamp = _transaction_time(explicit_recorded, records, prior)
         # As for facts: valid time defaults to when the event happened by the server's clock (or
         # the backdated recorded_at), never ahead of it, whatever stamp transaction time needed.
         row = {**event_row, "recorded_at": stamp,
                "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
-        event = _event(row)
+        event = event_of(row)
         step = plan_edge(records, event, self.types, lambda: f"rel_{uuid.uuid4().hex}", prior_events=prior)
         if step.decision == "noop" and any(e.id == event.id for e in prior):
             return _result(step, event, records)  # redelivered, or a retried transaction that committed

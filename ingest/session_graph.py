@@ -17,6 +17,7 @@ and the item, links are merged, and a correction repeated by its own session is 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -130,8 +131,12 @@ class SessionGraphWriter:
         brief = {r["id"]: r for r in await tx.run("queries/entities_brief", ids=sorted(set(entity_of.values())))}
         names = _names(result.entities, entity_of, brief)
 
+        # what the mention taught its entity rides on the link, so an erase can rebuild the entity
+        # from the mentions that remain (kg.ingest.dedup.rebuild)
         rows = [{"turn_id": t, "entity_id": entity_of[i], "surface": e.name, "surface_key": normalize(e.name),
-                 "type": e.type} for i, e in enumerate(result.entities) for t in e.evidence_turn_ids if t in turns]
+                 "type": e.type, "aliases": list(e.aliases),
+                 "attributes": json.dumps(mentions[i].attributes, ensure_ascii=False, sort_keys=True)}
+                for i, e in enumerate(result.entities) for t in e.evidence_turn_ids if t in turns]
         if rows:
             [linked] = await tx.run("queries/mentions_write", namespace=namespace, session_id=session_id,
                                     rows=rows, stamp=stamp)

@@ -17,6 +17,7 @@ from kg.memory_erase import EraseFacade
 from kg.memory_export import ExportFacade
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
+from kg.memory_trust import TrustFacade
 from kg.memory_work import WorkFacade
 from kg.rerankers import reranker_source
 from kg.queries import facts as fact_queries
@@ -33,7 +34,7 @@ from kg.core.values import native_props
 from kg.core.vocabulary import Trust
 
 
-class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade):
+class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade, TrustFacade):
     """The memory of a set of namespaces on one Neo4j: write turns, facts and corrections; ask by
     recipe, by time and by subject. `async with AsyncMemory() as memory: ...`; `Memory` is the same,
     synchronous."""

@@ -202,6 +202,25 @@ async def trust_correction(tx: Tx, namespace: str, correction_id: str, when: dat
     return status
 
 
+async def regraduate(tx: Tx, namespace: str, ids: Sequence[str], cfg: CorrectionSettings) -> None:
+    """After an erase: each correction's reinforcement, span and status again from the sessions that
+    still state it (a rule it no longer earns steps down; a confirmed one stays a rule)."""
+    if not ids:
+        return
+    rows = []
+    for row in await tx.run("queries/corrections_states", namespace=namespace, ids=sorted(set(ids))):
+        c, seen = row["correction"], sorted(native(x) for x in row["seen"] if x is not None)
+        if not seen:
+            continue
+        state = CorrectionState(c["confidence"], len(seen), seen[0], seen[-1], c["half_life_days"],
+                                c.get("confirmed_at") is not None)
+        status = _held(status_at(state, state.last_seen_at, cfg), c)
+        rows.append({"id": c["id"], "props": {"reinforcement_count": len(seen), "first_seen_at": seen[0],
+                                              "last_seen_at": seen[-1], "status": status}})
+    if rows:
+        await tx.run("queries/corrections_update", rows=rows)
+
+
 def _held(status: CorrectionStatus, props: Mapping[str, Any]) -> CorrectionStatus:
     """An untrusted correction stays a correction, whatever it earns, until confirmed."""
     return status if props.get("trust") is None else "correction"

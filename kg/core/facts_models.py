@@ -63,6 +63,18 @@ class RememberResult(BaseModel):
     recorded_at: datetime  # the transaction time the event was recorded at
 
 
+class FactChange(BaseModel):
+    """The event whose transaction recorded or expired a fact version (`history`): a statement
+    (`change` None) or a withdrawal, rewind (an erase), revert or confirmation (docs/trust.md)."""
+
+    event_id: str
+    op: str
+    change: str | None = None
+    object_value: str
+    recorded_at: datetime
+    reason: str | None = None
+
+
 class FactView(BaseModel):
     """One fact version as believed at `known_at`, seen at valid time `as_of`."""
 
@@ -88,3 +100,5 @@ class FactView(BaseModel):
     status: FactStatus
     superseded_by: str | None = None  # id of the believed fact whose start ended this one
     confidence: float
+    recorded_by: FactChange | None = None  # `history` only: the event that recorded this version
+    expired_by: FactChange | None = None  # `history` only: the event that replaced it in belief

@@ -187,13 +187,15 @@ class IngestReport(BaseModel):
         self.rejected.extend(other.rejected)
 
 
-EraseScope = Literal["session", "subject", "namespace"]
+EraseScope = Literal["session", "turn", "subject", "namespace"]
 
 
 class Erasure(BaseModel):
     """The audit record an erase leaves: what scope, a SHA-256 of the target (never its text), when
-    (server time), by whom (an API key's digest prefix, or "local") and how many nodes of each label
-    (and relationships, as "RELATES_TO") were removed."""
+    (server time), by whom (an API key's digest prefix, or "local"), how many nodes of each label
+    (and relationships, as "RELATES_TO") were removed, and how many things the erase restored
+    (`Fact` / `RELATES_TO`: versions the rewind recorded anew; `Correction`: ones holding again;
+    `Entity`: entities rebuilt from the mentions left)."""
 
     id: str
     namespace: str
@@ -202,3 +204,4 @@ class Erasure(BaseModel):
     erased_at: datetime
     by: str
     counts: dict[str, int]
+    restored: dict[str, int] = Field(default_factory=dict)
