@@ -17,7 +17,7 @@ from kg.core.values import native, native_props
 from kg.ingest.facts import event_of as fact_event
 from kg.ingest.relationship_timeline import RelationshipTypes
 from kg.ingest.relationships import event_of as edge_event
-from kg.ingest.temporal import FactEvent, PredicateRegistry, Span, timeline, withdrawn
+from kg.ingest.temporal import Cardinality, FactEvent, PredicateRegistry, Span, timeline, withdrawn
 from kg.queries.confidence import last_touch, reinforcement_boost, staleness
 
 CHANGES = ("superseded", "retracted", "held")  # what a statement did that a person may want to review
@@ -31,7 +31,7 @@ def replay(kind: str, predicate: str, rows: Sequence[Mapping[str, Any]], setting
     events = [(fact_event if kind == "fact" else edge_event)(r) for r in rows]
     memory = settings.memory
     if kind == "fact":
-        decided = {predicate: "one"} if any(r.get("cardinality_by") for r in rows) else {}
+        decided: dict[str, Cardinality] = {predicate: "one"} if any(r.get("cardinality_by") for r in rows) else {}
         registry: PredicateRegistry = PredicateRegistry(
             {**{predicate_key(p): c for p, c in memory.predicates.items()}, **decided})
     else:

@@ -1,4 +1,4 @@
-"""`kg forget session|subject|namespace`: erase for good, leaving a content-free record (see
+"""`kg forget session|turn|subject|namespace`: erase for good, leaving a content-free record (see
 docs/forgetting.md); `kg forget log` lists the records."""
 
 from __future__ import annotations
@@ -35,13 +35,21 @@ def _erase(method: str, namespace: str, *target: str) -> None:
 
     erasure = run(go(), LookupError)
     counts = ", ".join(f"{n} {label}" for label, n in erasure.counts.items()) or "nothing"
-    console.print(f"erased {escape(counts)}; record {erasure.id} ({erasure.target_hash[:19]}...)", highlight=False)
+    restored = ", ".join(f"{n} {label}" for label, n in erasure.restored.items())
+    console.print(f"erased {escape(counts)}" + (f"; restored {escape(restored)}" if restored else "")
+                  + f"; record {erasure.id} ({erasure.target_hash[:19]}...)", highlight=False)
 
 
 @forget_app.command("session")
 def forget_session(session_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
     """A session, its turns and summaries, and what only it evidenced."""
     _erase("erase_session", namespace, session_id)
+
+
+@forget_app.command("turn")
+def forget_turn(turn_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
+    """One message and what only it evidenced; its session's summaries are made again without it."""
+    _erase("erase_turn", namespace, turn_id)
 
 
 @forget_app.command("subject")
