@@ -26,6 +26,7 @@ from typing import Any
 from kg.ingest.corrections.writer import CorrectionWriter
 from kg.ingest.dedup.model import Mention
 from kg.ingest.dedup.neo4j_resolver import GraphResolver, with_retries
+from kg.ingest.dedup.rebuild import rebuild
 from kg.ingest.extraction.chunking import fact_key, normalize
 from kg.ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResult
 from kg.ingest.facts import FactWriter
@@ -130,17 +131,20 @@ class SessionGraphWriter:
             done.entities_merged += not r.created
         brief = {r["id"]: r for r in await tx.run("queries/entities_brief", ids=sorted(set(entity_of.values())))}
         names = _names(result.entities, entity_of, brief)
+        held = await _hold_merges(tx, namespace, session_id, result.entities, turns, todo, resolutions, brief)
 
         # what the mention taught its entity rides on the link, so an erase can rebuild the entity
         # from the mentions that remain (kg.ingest.dedup.rebuild)
         rows = [{"turn_id": t, "entity_id": entity_of[i], "surface": e.name, "surface_key": normalize(e.name),
-                 "type": e.type, "aliases": list(e.aliases),
+                 "type": e.type, "aliases": list(e.aliases), "held": held.get(i),
                  "attributes": json.dumps(mentions[i].attributes, ensure_ascii=False, sort_keys=True)}
                 for i, e in enumerate(result.entities) for t in e.evidence_turn_ids if t in turns]
         if rows:
             [linked] = await tx.run("queries/mentions_write", namespace=namespace, session_id=session_id,
                                     rows=rows, stamp=stamp)
             done.mentions = linked["linked"]
+        if held:  # what the untrusted mentions taught trusted entities is taken back until confirmed
+            await rebuild(tx, namespace, {entity_of[i] for i in held}, self.resolver.settings)
         prior = [Asserted.from_row(r) for r in await tx.run(
             "queries/session_statements", namespace=namespace, session_id=session_id)]
         statements = _statements(namespace, session_id, result, names)
@@ -229,6 +233,28 @@ class SessionGraphWriter:
             withdrawn += written.decision != "noop"
         return withdrawn
 
+
+
+async def _hold_merges(tx: Tx, namespace: str, session_id: str, entities: Sequence[ExtractedEntity],
+                       turns: Mapping[str, ChunkTurn], todo: Sequence[int], resolutions: Sequence[Any],
+                       brief: Mapping[str, Mapping[str, Any]]) -> dict[int, str]:
+    """Entity merges across trust levels: an untrusted mention resolved into a trusted entity is
+    held (its link carries the id `confirm` takes, and the entity is rebuilt without it); a new
+    entity made by one is untrusted; a trusted mention of an untrusted entity vouches for it."""
+    held: dict[int, str] = {}
+    marks: list[dict[str, Any]] = []
+    for i, r in zip(todo, resolutions):
+        untrusted = trust_of(entities[i].evidence_turn_ids, turns) == "untrusted"
+        stored = brief[r.entity_id].get("trust")
+        if untrusted and r.created:
+            marks.append({"id": r.entity_id, "trust": "untrusted"})
+        elif untrusted and stored is None:
+            held[i] = "mrg_" + _digest(namespace, session_id, r.entity_id, normalize(entities[i].name))
+        elif not untrusted and stored is not None:
+            marks.append({"id": r.entity_id, "trust": None})
+    if marks:
+        await tx.run("queries/entities_trust", rows=marks)
+    return held
 
 
 def trust_of(evidence: Sequence[str], turns: Mapping[str, ChunkTurn]) -> Trust:

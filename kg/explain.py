@@ -12,7 +12,9 @@ from typing import Any
 
 from kg.core.config import Settings
 from kg.core.facts_models import predicate_key
-from kg.core.trust_models import ConfidenceParts, CorrectionChange, Explanation, QuotedTurn, StatementEvent
+from kg.core.trust_models import (
+    ConfidenceParts, CorrectionChange, Explanation, HeldMerge, QuotedTurn, StatementEvent,
+)
 from kg.core.values import native, native_props
 from kg.ingest.facts import event_of as fact_event
 from kg.ingest.relationship_timeline import RelationshipTypes
@@ -125,12 +127,17 @@ def explanation(namespace: str, row: Mapping[str, Any], at: datetime, settings: 
 
 
 def changes_of(rows: Sequence[Mapping[str, Any]], since: datetime, settings: Settings
-               ) -> tuple[list[StatementEvent], list[CorrectionChange]]:
+               ) -> tuple[list[StatementEvent], list[CorrectionChange], list[HeldMerge]]:
     """From `changes_since` rows: the events since `since` that ended, held or restored a statement
-    (withdrawals, rewinds, reverts, confirmations), newest first, and the corrections invalidated."""
+    (withdrawals, rewinds, reverts, confirmations), newest first, the corrections invalidated and
+    the entity merges held."""
     found: list[StatementEvent] = []
     corrections: list[CorrectionChange] = []
+    merges = [HeldMerge.model_validate(native_props(m)) for row in rows if row["kind"] == "merge"
+              for m in row["merges"]]
     for row in rows:
+        if row["kind"] == "merge":
+            continue
         if row["kind"] == "correction":
             corrections += [CorrectionChange.model_validate({
                 **native_props(c), "reason": c["invalidated_reason"], "by": c.get("invalidated_by"),
@@ -146,4 +153,4 @@ def changes_of(rows: Sequence[Mapping[str, Any]], since: datetime, settings: Set
                 found.append(statement_event(row["kind"], row["subject"], r, effect, settings, takers.get(r["id"])))
     found.sort(key=lambda e: (e.recorded_at, e.id), reverse=True)
     corrections.sort(key=lambda c: (c.invalidated_at, c.id), reverse=True)
-    return found, corrections
+    return found, corrections, merges

@@ -18,6 +18,7 @@ from kg.core.values import native
 from kg.engine import Engine
 from kg.explain import changes_of, explanation, replay
 from kg.ingest.corrections.writer import regraduate, trust_correction
+from kg.ingest.dedup.rebuild import rebuild
 from kg.ingest.facts import FactWriter
 from kg.ingest.facts import event_of as fact_event
 from kg.ingest.relationships import RelationshipWriter
@@ -46,15 +47,16 @@ class TrustFacade(Engine):
         """What changed a statement since `since` (None: ever), newest first: every event that
         superseded, retracted or held one (an untrusted statement waiting for `confirm`), every
         withdrawal, rewind (an erase), revert and confirmation, each with the confidence of its
-        source; and the corrections invalidated automatically, with the similarity that decided it.
+        source; the corrections invalidated automatically, with the similarity that decided it; and
+        the untrusted mentions of trusted entities held for `confirm` (entity merges).
         `limit` bounds the subject+predicates (and the corrections) read."""
         check_namespace(namespace)
         if not 1 <= limit <= 1000:
             raise FieldError("limit", f"must be 1..1000, got {limit}")
         when = as_utc(since) if since is not None else _EPOCH
         rows = await self.store.read("queries/changes_since", namespace=namespace, since=when, limit=limit)
-        events, corrections = changes_of(rows, when, self.settings)
-        return Changes(namespace=namespace, since=when, events=events, corrections=corrections)
+        events, corrections, merges = changes_of(rows, when, self.settings)
+        return Changes(namespace=namespace, since=when, events=events, corrections=corrections, merges=merges)
 
     async def revert(self, namespace: str, event_id: str, by: str = LOCAL) -> ChangeResult:
         """Undo one change by recording a new event (nothing is rewritten): a fact or relationship
@@ -90,12 +92,15 @@ class TrustFacade(Engine):
         like any other (an untrusted "I moved to Paris" held against a trusted "lives in Lisbon" now
         supersedes it), by a confirmation event. `id`: the untrusted fact or relationship event (its
         id is in `changes` and in what `remember` answered) or the untrusted correction, which then
-        graduates by what it earned. KeyError: no such id; FieldError: it is trusted already."""
+        graduates by what it earned, or a held entity merge (`mrg_...`, in `changes`): the untrusted
+        mentions join the trusted entity. KeyError: no such id; FieldError: it is trusted already."""
         check_namespace(namespace)
         new_id = f"cnf_{uuid.uuid4().hex}"
         now = datetime.now(timezone.utc)
 
         async def work(tx: Tx) -> ChangeResult:
+            if id.startswith("mrg_"):
+                return await self._confirm_merge(tx, namespace, id, now)
             kind, target, slot, events = await _target(tx, namespace, id)
             if (target.get("trust") or "trusted") == "trusted":
                 raise FieldError("id", f"{id} is trusted already: nothing to confirm")
@@ -128,6 +133,13 @@ class TrustFacade(Engine):
         return ChangeResult(change=change, target=target_id, kind="fact" if kind == "fact" else "relationship",
                             event_id=origin.event_id, decision="reverted" if change == "revert" else decision,
                             created_ids=created, expired_ids=expired, recorded_at=at)
+
+    async def _confirm_merge(self, tx: Tx, namespace: str, id: str, now: datetime) -> ChangeResult:
+        rows = await tx.run("queries/entity_merge_confirm", namespace=namespace, id=id)
+        if not rows:
+            raise KeyError(f"no held entity merge {id!r} in namespace {namespace!r}")
+        await rebuild(tx, namespace, [r["entity_id"] for r in rows], self.settings.memory.entity_deduplication)
+        return ChangeResult(change="confirm", target=id, kind="entity", decision="merged", recorded_at=now)
 
     async def _revert_correction(self, tx: Tx, namespace: str, target: Mapping[str, Any]) -> ChangeResult:
         if target.get("invalidated_at") is None:

@@ -22,7 +22,10 @@ from kg.http import create_app
 from tests.http_client import running, serving, settings_with
 from tests.test_cli_doors import kg
 from tests.test_erase import data, stdio_params
-from tests.test_forget_rewind import offline_memory  # noqa: F401 - the fixture
+from tests.cypher_state import cypher_rows
+from tests.fake_llm import FakeLLM, fake_llm  # noqa: F401 - the fixture
+from tests.test_forget_rewind import _entity_answer, offline_memory  # noqa: F401 - the fixture
+from tests.test_indexing import llm_settings
 
 T0 = datetime(2025, 1, 10, 9, tzinfo=timezone.utc)
 LATER = T0 + timedelta(days=61)
@@ -223,3 +226,26 @@ async def test_an_untrusted_key_writes_untrusted_content_only(memory: AsyncMemor
     assert (c.trust, c.status) == ("untrusted", "correction")
     [paris] = await memory.facts(namespace, "Dana", "lives_in")
     assert paris.object_value == "Paris"
+
+
+async def test_an_entity_merge_across_trust_levels_waits_for_confirmation(fake_llm: FakeLLM,  # noqa: F811
+                                                                          namespace: str) -> None:
+    async with AsyncMemory(llm_settings(fake_llm)) as memory:
+        await memory.add_turns(namespace, "a", [{"role": "user", "text": "I'm Dana Whitaker, from Porto.", "ts": T0}])
+        await memory.add_turns(namespace, "b", [{"role": "user", "text": "Dana Whitaker, a.k.a. DW, works at Evil "
+                                                 "Corp.", "ts": LATER, "trust": "untrusted"}])
+        fake_llm.script(_entity_answer([], {"city": "Porto"}), _entity_answer(["DW"], {"employer": "Evil Corp"}))
+        for session in ("a", "b"):
+            assert (await memory.index_session(namespace, session)).status == "indexed"
+        query = "MATCH (e:Entity {namespace: $ns, type: 'person'}) RETURN e.aliases AS aliases, e.attributes AS a"
+        [entity] = await cypher_rows(memory, query, ns=namespace)
+        assert (entity["aliases"], entity["a"]) == (["Dana Whitaker"], '{"city": "Porto"}')  # not merged in
+        [merge] = (await memory.changes(namespace)).merges
+        assert (merge.entity, merge.surface, merge.session_id) == ("Dana Whitaker", "Dana Whitaker", "b")
+        done = await memory.confirm(namespace, merge.id)
+        assert (done.kind, done.decision) == ("entity", "merged")
+        [entity] = await cypher_rows(memory, query, ns=namespace)
+        assert "DW" in entity["aliases"] and '"employer": "Evil Corp"' in entity["a"]
+        assert not (await memory.changes(namespace)).merges
+        with pytest.raises(KeyError):
+            await memory.confirm(namespace, merge.id)

@@ -7,4 +7,4 @@ RETURN e.id AS id, e.type AS type, e.name AS name, e.keys IS NOT NULL AS registe
        COLLECT { MATCH (t:Turn)-[m:MENTIONS]->(e)
                  WITH t, m ORDER BY t.ts, t.id
                  RETURN {session_id: m.session_id, surface: m.surface, surface_key: m.surface_key, type: m.type,
-                         aliases: m.aliases, attributes: m.attributes} } AS mentions
+                         aliases: m.aliases, attributes: m.attributes, held: m.held} } AS mentions

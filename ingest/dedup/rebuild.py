@@ -4,6 +4,7 @@ an attribute only an erased turn taught leaves with it, and one another turn tau
 
 Each `MENTIONS` link keeps what its mention taught (the extracted aliases and attributes). Links
 written before they were kept carry neither: such an entity is left as it is (docs/forgetting.md).
+A `held` link (an untrusted mention of a trusted entity, docs/trust.md) is left out until confirmed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def fold(entity_id: str, entity_type: str, mentions: Sequence[Mapping[str, Any]]
     entity: Entity | None = None
     seen: set[tuple[Any, ...]] = set()
     for m in mentions:
+        if m.get("held"):  # an untrusted mention waiting for `confirm`: not part of the entity yet
+            continue
         key = (m["session_id"], m["surface_key"], m["type"])
         if key in seen:
             continue

@@ -109,6 +109,17 @@ class CorrectionChange(BaseModel):
     trust: Trust = "trusted"
 
 
+class HeldMerge(BaseModel):
+    """An untrusted mention resolved into a trusted entity, kept out of it until `confirm(id)`."""
+
+    id: str
+    entity_id: str
+    entity: str
+    surface: str
+    session_id: str | None = None
+    held_at: datetime
+
+
 class Changes(BaseModel):
     """`changes(namespace, since)`: what changed a statement since `since`, newest first."""
 
@@ -116,6 +127,7 @@ class Changes(BaseModel):
     since: datetime
     events: list[StatementEvent]
     corrections: list[CorrectionChange]
+    merges: list[HeldMerge] = Field(default_factory=list)
 
 
 class ChangeResult(BaseModel):
@@ -125,7 +137,7 @@ class ChangeResult(BaseModel):
 
     change: Literal["revert", "confirm"]
     target: str
-    kind: Literal["fact", "relationship", "correction"]
+    kind: Literal["fact", "relationship", "correction", "entity"]
     event_id: str | None = None
     decision: str
     created_ids: list[str] = Field(default_factory=list)
