@@ -204,3 +204,18 @@ async def test_erase_turn_rewinds_and_summarizes_the_session_again(offline_memor
     assert not await memory.search_turns(namespace, "Lisbon", 5, "bm25")
     with pytest.raises(KeyError):
         await memory.erase_turn(namespace, moved.id)
+
+
+async def test_erase_subject_rewinds_what_it_replaced_for_others(memory: AsyncMemory, namespace: str) -> None:
+    await memory.remember(namespace, "Maya", "works_at", "Acme", valid_from=T0, object_type="organization")
+    await memory.remember(namespace, "Maya", "works_at", "Globex", valid_from=LATER, object_type="organization")
+    await memory.relate(namespace, "Tom", "works_for", "Acme", valid_from=T0)
+    await memory.relate(namespace, "Tom", "works_for", "Globex", valid_from=LATER)
+    erasure = await memory.erase_subject(namespace, "Globex")
+    assert erasure.restored["Fact"] >= 1 and erasure.restored["RELATES_TO"] >= 1
+    [fact] = await memory.facts(namespace, "Maya", "works_at")
+    [edge] = await memory.relationships(namespace, "Tom", "works_for")
+    assert (fact.object_value, fact.valid_to) == ("Acme", None) and (edge.object, edge.valid_to) == ("Acme", None)
+    assert await cypher_value(memory, "MATCH (n) WHERE n.namespace = $ns AND (n:FactEvent OR n:RelationEvent) "
+                                      "AND (n.object_value = 'Globex' OR n.object_key = 'globex') RETURN count(n)",
+                              ns=namespace) == 0

@@ -249,3 +249,30 @@ async def test_an_entity_merge_across_trust_levels_waits_for_confirmation(fake_l
         assert not (await memory.changes(namespace)).merges
         with pytest.raises(KeyError):
             await memory.confirm(namespace, merge.id)
+
+
+async def test_revert_of_a_correction_invalidation_and_an_untrusted_relationship(memory: AsyncMemory,
+                                                                                 namespace: str) -> None:
+    rule = await memory.add_correction(namespace, "s1", "Use uv instead of pip.", seen_at=T0)
+    contra = await memory.add_correction(namespace, "s2", "Use pip instead of uv.", seen_at=LATER)
+    assert contra.invalidated_ids == [rule.correction_id]
+    [invalidated] = (await memory.changes(namespace)).corrections
+    assert (invalidated.id, invalidated.reason, invalidated.by) == (rule.correction_id, "superseded",
+                                                                   contra.correction_id)
+    assert invalidated.similarity is not None and invalidated.similarity >= 0.65
+    done = await memory.revert(namespace, rule.correction_id)
+    assert (done.kind, done.decision) == ("correction", "correction")
+    [view] = [c for c in await memory.corrections(namespace) if c.id == rule.correction_id]
+    assert view.invalidated_at is None
+    with pytest.raises(FieldError):
+        await memory.revert(namespace, rule.correction_id)  # holds already
+
+    await memory.relate(namespace, "Dana", "works_for", "Acme", valid_from=T0)
+    held = await memory.relate(namespace, "Dana", "works_for", "Globex", valid_from=LATER, trust="untrusted")
+    assert held.decision == "held"
+    assert [r.object for r in await memory.relationships(namespace, "Dana", "works_for")] == ["Acme"]
+    await memory.confirm(namespace, held.event_id)
+    [edge] = await memory.relationships(namespace, "Dana", "works_for")
+    assert (edge.object, edge.trust) == ("Globex", "trusted")
+    explained = await memory.explain(namespace, edge.id)
+    assert [e.change for e in explained.events if e.change] == ["confirm"]
