@@ -35,7 +35,7 @@ from typing import Any, Awaitable, Callable
 import httpx
 
 from bench.load import LIVE, free_port, prefill, start_server, stop_server, wait_ready
-from bench.load_traffic import MIX, QUERIES, Phase, load_average, messages, on_schedule, percentile, progress
+from bench.load_traffic import Phase, arrivals, load_average, on_schedule, percentile, progress
 from kg import AsyncMemory, load_settings
 
 DOORS = ("memory", "http", "mcp")
@@ -106,20 +106,10 @@ async def traffic(client: httpx.AsyncClient, base: str, qps: float, ingest_rate:
                   stop: asyncio.Event) -> dict[str, Any]:
     """`bench.load`'s open-loop traffic (queries on `base`, ingest to its `-live` sibling) until `stop`."""
     phase = Phase(max_inflight=64)
-    rng = random.Random(36)
     sent = {"messages": 0}
-    tag = f"fresh-{int(time.time())}"
+    query, ingest = arrivals(client, phase, base, base + LIVE, random.Random(36), f"fresh-{int(time.time())}",
+                             batch, sent)
     until = time.monotonic() + 24 * 3600
-
-    def query(lag: float) -> None:
-        label, path, _ = rng.choices(MIX, weights=[w for *_, w in MIX])[0]
-        phase.send(client, label, "GET", base + path, lag, params={"q": rng.choice(QUERIES), "k": 10})
-
-    def ingest(lag: float) -> None:
-        body = {"messages": messages(rng, tag, sent["messages"], batch)}
-        sent["messages"] += batch
-        phase.send(client, "POST /messages", "POST", base + LIVE + "/messages", lag, json=body)
-
     started = time.monotonic()
     tasks = [asyncio.create_task(on_schedule(qps, until, query))]
     if ingest_rate > 0:

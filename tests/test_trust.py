@@ -21,6 +21,7 @@ from kg.access import key_digest
 from kg.http import create_app
 from tests.http_client import running, serving, settings_with
 from tests.test_cli_doors import kg
+from tests.test_client import door  # noqa: F401 - the fixture: AsyncMemory, or kg.AsyncClient over HTTP
 from tests.test_erase import data, stdio_params
 from tests.cypher_state import cypher_rows
 from tests.fake_llm import FakeLLM, fake_llm  # noqa: F401 - the fixture
@@ -62,16 +63,6 @@ def check_reverted(facts: list[dict[str, Any]], history: list[dict[str, Any]], m
     recorded = {h["recorded_by"]["event_id"] for h in history if h.get("recorded_by")}
     expired = {h["expired_by"]["event_id"] for h in history if h.get("expired_by")}
     assert move in recorded and revert in recorded and revert in expired  # both events, in history
-
-
-@pytest.fixture(params=["memory", "client"])
-async def door(request: pytest.FixtureRequest, memory: AsyncMemory) -> AsyncIterator[Any]:
-    if request.param == "memory":
-        yield memory
-        return
-    app = create_app(settings_with(keys={}), memory=memory)
-    async with serving(app), AsyncClient("http://kg.test", transport=httpx.ASGITransport(app=app)) as client:
-        yield client
 
 
 async def test_explain_and_revert_a_supersession(door: Any, memory: AsyncMemory, namespace: str) -> None:

@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.core.models import Erasure, check_namespace
-from kg.cli.terminal import NAMESPACE, console, fail, run
+from kg.cli.terminal import NAMESPACE, call_memory, console, fail, run
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "
                               "this does not).", no_args_is_help=True, rich_markup_mode=None)
@@ -22,18 +22,7 @@ def _namespace(namespace: str) -> str:
 
 
 def _erase(method: str, namespace: str, *target: str) -> None:
-    from kg.memory import AsyncMemory
-
-    ns = _namespace(namespace)
-
-    async def go() -> Erasure:
-        async with AsyncMemory() as memory:
-            try:
-                return await getattr(memory, method)(ns, *target)
-            except KeyError as exc:  # nothing to erase: said plainly, exit 2
-                raise LookupError(exc.args[0]) from None
-
-    erasure = run(go(), LookupError)
+    erasure: Erasure = call_memory(method, namespace, *target)  # nothing to erase: said plainly, exit 2
     counts = ", ".join(f"{n} {label}" for label, n in erasure.counts.items()) or "nothing"
     restored = ", ".join(f"{n} {label}" for label, n in erasure.restored.items())
     console.print(f"erased {escape(counts)}" + (f"; restored {escape(restored)}" if restored else "")

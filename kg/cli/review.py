@@ -4,38 +4,18 @@ Each revert or confirmation is a new event; nothing is rewritten."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, console, fail, instant, run
+from kg.cli.terminal import NAMESPACE, call_memory, console, instant
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.core.trust_models import StatementEvent
 
 JSON = typer.Option(False, "--json", help="Print the answer as JSON.")
-
-
-def _call(method: str, namespace: str, *args: Any) -> Any:
-    from kg.core.limits import FieldError
-    from kg.core.models import check_namespace
-    from kg.memory import AsyncMemory
-
-    try:
-        ns = check_namespace(namespace)
-    except ValueError as exc:
-        fail(str(exc))
-
-    async def go() -> Any:
-        async with AsyncMemory() as memory:
-            try:
-                return await getattr(memory, method)(ns, *args)
-            except KeyError as exc:  # no such id: said plainly, exit 2
-                raise LookupError(exc.args[0]) from None
-
-    return run(go(), LookupError, FieldError)
 
 
 def _events(events: "list[StatementEvent]", title: str) -> Table:
@@ -52,7 +32,7 @@ def _events(events: "list[StatementEvent]", title: str) -> Table:
 def why(id: str = typer.Argument(..., help="A fact id (fact_...) or relationship id (rel_...)."),
         namespace: str = NAMESPACE, as_json: bool = JSON) -> None:
     """Why a fact or relationship is current, ended or superseded: the chain of events behind it."""
-    found = _call("explain", namespace, id)
+    found = call_memory("explain", namespace, id)
     if as_json:
         console.print_json(found.model_dump_json())
         return
@@ -70,7 +50,7 @@ def changes(namespace: str = NAMESPACE, since: Optional[str] = typer.Option(None
     """What changed a statement since SINCE: supersessions, retractions, held untrusted statements,
     withdrawals, rewinds, reverts, confirmations, and invalidated corrections."""
     when: datetime | None = instant(since, "--since")
-    found = _call("changes", namespace, when, limit)
+    found = call_memory("changes", namespace, when, limit)
     if as_json:
         console.print_json(found.model_dump_json())
         return
@@ -85,7 +65,7 @@ def changes(namespace: str = NAMESPACE, since: Optional[str] = typer.Option(None
 def revert(event_id: str = typer.Argument(..., help="A fact or relationship event id, or a correction id."),
            namespace: str = NAMESPACE) -> None:
     """Undo one automatic change by a new event (the old value holds again)."""
-    done = _call("revert", namespace, event_id)
+    done = call_memory("revert", namespace, event_id)
     console.print(f"reverted {done.target} ({done.kind}) by {done.event_id or 'a new state'}: "
                   f"{len(done.created_ids)} versions recorded, {len(done.expired_ids)} expired", highlight=False)
 
@@ -93,5 +73,5 @@ def revert(event_id: str = typer.Argument(..., help="A fact or relationship even
 def confirm(id: str = typer.Argument(..., help="An untrusted fact or relationship event id, or correction id."),
             namespace: str = NAMESPACE) -> None:
     """Confirm an untrusted statement: from now on it counts as trusted."""
-    done = _call("confirm", namespace, id)
+    done = call_memory("confirm", namespace, id)
     console.print(f"confirmed {done.target} ({done.kind}): now {done.decision}", highlight=False)

@@ -25,7 +25,7 @@ def register(server: MCPServer, door: Door) -> None:
         memory = await door.open(ctx, namespace, existing=True)
         try:
             return await memory.explain(namespace, id)
-        except KeyError as exc:
+        except KeyError as exc:  # no such fact or relationship
             raise ToolError(exc.args[0]) from None
 
     @server.tool()
@@ -37,26 +37,24 @@ def register(server: MCPServer, door: Door) -> None:
         memory = await door.open(ctx, namespace, existing=True)
         return await memory.changes(namespace, instant(since), limit)
 
-    @server.tool()
-    async def revert(namespace: str, event_id: str, ctx: Context) -> ChangeResult:
-        """Undo one automatic change by recording a new event: a supersession or retraction (the old
-        value holds again), a withdrawal, revert or confirmation, or a correction's invalidation."""
+    async def change(ctx: Context, namespace: str, what: str, id: str) -> ChangeResult:
         memory = await door.open(ctx, namespace, existing=True)
         try:
-            return await memory.revert(namespace, event_id, door.by(ctx))
+            return await getattr(memory, what)(namespace, id, door.by(ctx))
         except KeyError as exc:
             raise ToolError(exc.args[0]) from None
         except FieldError as exc:
             raise ToolError(str(exc)) from None
 
     @server.tool()
+    async def revert(namespace: str, event_id: str, ctx: Context) -> ChangeResult:
+        """Undo one automatic change by recording a new event: a supersession or retraction (the old
+        value holds again), a withdrawal, revert or confirmation, or a correction's invalidation."""
+        return await change(ctx, namespace, "revert", event_id)
+
+    @server.tool()
     async def confirm(namespace: str, id: str, ctx: Context) -> ChangeResult:
         """A person confirms an untrusted statement (its event id, from `changes` or what remember
-        answered) or correction: from now on it counts as trusted and is handled like any other."""
-        memory = await door.open(ctx, namespace, existing=True)
-        try:
-            return await memory.confirm(namespace, id, door.by(ctx))
-        except KeyError as exc:
-            raise ToolError(exc.args[0]) from None
-        except FieldError as exc:
-            raise ToolError(str(exc)) from None
+        answered), correction or held entity merge (`mrg_...`): from now on it counts as trusted
+        and is handled like any other."""
+        return await change(ctx, namespace, "confirm", id)
