@@ -36,7 +36,8 @@ import httpx
 
 from bench.load import LIVE, free_port, prefill, start_server, stop_server, wait_ready
 from bench.load_traffic import Phase, arrivals, load_average, on_schedule, percentile, progress
-from kg import AsyncMemory, load_settings
+from kg import AsyncClient, AsyncMemory, load_settings
+from kg.client import NotFound
 
 DOORS = ("memory", "http", "mcp")
 FRESH = "bench-fresh"
@@ -57,6 +58,14 @@ def trial_text(token: str) -> tuple[str, str, str]:
 
 
 async def one_trial(door: Door, token: str, fact_poll: float, give_up: float) -> dict[str, Any]:
+    """One trial; an error (after the client's own retries) is kept in the result, not raised."""
+    try:
+        return await _trial(door, token, fact_poll, give_up)
+    except Exception as exc:  # noqa: BLE001 - reported per trial
+        return {"door": door.name, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+
+
+async def _trial(door: Door, token: str, fact_poll: float, give_up: float) -> dict[str, Any]:
     speaker, city, text = trial_text(token)
     session = f"fresh-{door.name}-{token}"
     started = time.monotonic()
@@ -91,8 +100,8 @@ def report(trials: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [t for t in trials if t["door"] == name]
         found = [t for t in mine if "turn_ms" in t]
         out[name] = {
-            "trials": len(mine),
-            "write_ack": summary([t["write_ms"] for t in mine], "ms"),
+            "trials": len(mine), "errors": [t["error"] for t in mine if "error" in t],
+            "write_ack": summary([t["write_ms"] for t in mine if "write_ms" in t], "ms"),
             "turn": {**summary([t["turn_ms"] for t in found], "ms"), "found": len(found),
                      "first_search": sum(t["searches"] == 1 for t in found),
                      "search": summary([t["search_ms"] for t in found], "ms")},
@@ -129,10 +138,11 @@ async def doors(url: str, key: str, memory: AsyncMemory, stack: Any) -> dict[str
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.exceptions import MCPError
 
     now = lambda: datetime.now(timezone.utc)  # noqa: E731
-    http = await stack.enter_async_context(httpx.AsyncClient(base_url=f"{url}/v1/namespaces/{FRESH}",
-                                                             headers={"X-API-Key": key}, timeout=30))
+    # kg.Client sends a request refused with Retry-After (backpressure) again, as an agent's would
+    http = await stack.enter_async_context(AsyncClient(url, api_key=key, timeout=30, retries=10))
     mcp_http = await stack.enter_async_context(httpx2.AsyncClient(headers={"X-API-Key": key}, timeout=30))
     mcp = await stack.enter_async_context(Client(streamable_http_client(f"{url}/mcp", http_client=mcp_http)))
 
@@ -146,36 +156,49 @@ async def doors(url: str, key: str, memory: AsyncMemory, stack: Any) -> dict[str
         return [f.object_value for f in await memory.facts(FRESH, subject, "lives_in")]
 
     async def h_write(session: str, speaker: str, text: str) -> None:
-        r = await http.post("/sessions", json={"session_id": session, "turns": [
-            {"role": "user", "speaker": speaker, "text": text, "ts": now().isoformat()}]})
-        r.raise_for_status()
+        await http.add_turns(FRESH, session, [{"role": "user", "speaker": speaker, "text": text, "ts": now()}])
 
     async def h_search(q: str) -> list[str]:
-        r = await http.get("/search", params={"q": q, "k": 5})
-        r.raise_for_status()
-        return [h["turn"]["text"] for h in r.json()]
+        return [h.turn.text for h in await http.search_turns(FRESH, q, 5)]
 
     async def h_facts(subject: str) -> list[str]:
-        r = await http.get("/facts", params={"subject": subject, "predicate": "lives_in"})
-        return [f["object_value"] for f in r.json()] if r.status_code == 200 else []
+        try:
+            return [f.object_value for f in await http.facts(FRESH, subject, "lives_in")]
+        except NotFound:  # nothing about the subject yet
+            return []
 
-    def tool_data(result: Any) -> Any:
-        if result.is_error:
-            raise RuntimeError(result.content[0].text)
-        content = result.structured_content
-        return content.get("result", content) if isinstance(content, dict) else content
+    async def tool(name: str, arguments: dict[str, Any]) -> Any:
+        """One tool call; one refused by backpressure (HTTP 503/429 under `/mcp`) is sent again
+        after a second, as a client honouring Retry-After would."""
+        for _ in range(30):
+            try:
+                result = await mcp.call_tool(name, arguments)
+            except MCPError as exc:  # the SDK's word for an HTTP error without a JSON-RPC body: a refusal
+                if exc.message != "Server returned an error response":
+                    raise
+                await asyncio.sleep(1.0)
+                continue
+            if result.is_error:
+                raise RuntimeError(result.content[0].text)
+            content = result.structured_content
+            return content.get("result", content) if isinstance(content, dict) else content
+        raise RuntimeError(f"{name}: refused 30 times")
 
     async def p_write(session: str, speaker: str, text: str) -> None:
-        tool_data(await mcp.call_tool("add_turns", {"namespace": FRESH, "session_id": session, "turns": [
-            {"role": "user", "speaker": speaker, "text": text, "ts": now().isoformat()}]}))
+        await tool("add_turns", {"namespace": FRESH, "session_id": session, "turns": [
+            {"role": "user", "speaker": speaker, "text": text, "ts": now().isoformat()}]})
 
     async def p_search(q: str) -> list[str]:
-        hits = tool_data(await mcp.call_tool("search_turns", {"namespace": FRESH, "query": q, "k": 5}))
-        return [h["turn"]["text"] for h in hits]
+        return [h["turn"]["text"] for h in await tool("search_turns", {"namespace": FRESH, "query": q, "k": 5})]
 
     async def p_facts(subject: str) -> list[str]:
-        return [f["object_value"] for f in tool_data(await mcp.call_tool(
-            "facts_as_of", {"namespace": FRESH, "subject": subject, "predicate": "lives_in"}))]
+        try:
+            found = await tool("facts_as_of", {"namespace": FRESH, "subject": subject, "predicate": "lives_in"})
+        except RuntimeError as exc:
+            if "holds no data" in str(exc):
+                return []
+            raise
+        return [f["object_value"] for f in found]
 
     return {"memory": Door("memory", m_write, m_search, m_facts), "http": Door("http", h_write, h_search, h_facts),
             "mcp": Door("mcp", p_write, p_search, p_facts)}

@@ -48,6 +48,12 @@ def _withdrawn_by(events: Sequence[FactEvent]) -> dict[str, str]:
     return {e.withdraws: e.id for e in events if e.withdraws in gone and e.id not in gone}
 
 
+def change_of(event: Mapping[str, Any]) -> str | None:
+    """What change an event is (None: a statement); withdrawals written before `kind` was kept have
+    only their `withdraws`."""
+    return event.get("kind") or ("withdrawal" if event.get("withdraws") else None)
+
+
 def statement_event(kind: str, subject: str, row: Mapping[str, Any], effect: str, settings: Settings,
                     withdrawn_by: str | None = None, roles: Sequence[str] = ()) -> StatementEvent:
     props = native_props(row, drop=("quoted", "evidence", "namespace"))
@@ -55,7 +61,7 @@ def statement_event(kind: str, subject: str, row: Mapping[str, Any], effect: str
     source = props.get("source") or "stated"
     return StatementEvent.model_validate({
         **props, "kind": kind, "subject": subject, "predicate": props.get("predicate") or props.get("relation"),
-        "object": obj or "", "change": props.get("kind"), "effect": effect, "roles": list(roles),
+        "object": obj or "", "change": change_of(props), "effect": effect, "roles": list(roles),
         "trust": props.get("trust") or "trusted", "source": source,
         "confidence": settings.memory.confidence.base.get(source, 0.0), "withdrawn_by": withdrawn_by,
         "evidence": [QuotedTurn.model_validate({**native_props(t), "trust": t.get("trust") or "trusted"})
@@ -149,7 +155,7 @@ def changes_of(rows: Sequence[Mapping[str, Any]], since: datetime, settings: Set
         takers = _withdrawn_by(events)
         for r in row["events"]:
             effect = effects.get(r["id"], "noop")
-            if native(r["recorded_at"]) >= since and (effect in CHANGES or r.get("kind")):
+            if native(r["recorded_at"]) >= since and (effect in CHANGES or change_of(r)):
                 found.append(statement_event(row["kind"], row["subject"], r, effect, settings, takers.get(r["id"])))
     found.sort(key=lambda e: (e.recorded_at, e.id), reverse=True)
     corrections.sort(key=lambda c: (c.invalidated_at, c.id), reverse=True)

@@ -16,7 +16,7 @@ from kg.core.store import Tx
 from kg.core.trust_models import ChangeResult, Changes, Explanation
 from kg.core.values import native
 from kg.engine import Engine
-from kg.explain import changes_of, explanation, replay
+from kg.explain import change_of, changes_of, explanation, replay
 from kg.ingest.corrections.writer import regraduate, trust_correction
 from kg.ingest.dedup.rebuild import rebuild
 from kg.ingest.facts import FactWriter
@@ -73,7 +73,7 @@ class TrustFacade(Engine):
             if kind == "correction":
                 return await self._revert_correction(tx, namespace, target)
             _, _, effects = replay(kind, slot.get("predicate") or slot["relation"], events, self.settings)
-            effect, change = effects.get(event_id, "noop"), target.get("kind")
+            effect, change = effects.get(event_id, "noop"), change_of(target)
             pure = [_pure(kind, e) for e in events]
             if event_id in withdrawn(pure):
                 raise FieldError("event_id", f"{event_id} is already withdrawn or reverted")

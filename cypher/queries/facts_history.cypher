@@ -19,9 +19,11 @@ CALL (f) {
 CALL (f) {
   MATCH (slot:FactSlot)-[:HAS_FACT]->(f)
   RETURN COLLECT { MATCH (slot)-[:HAS_EVENT]->(r:FactEvent) WHERE r.recorded_at = f.recorded_at
-                   RETURN r {event_id: r.id, .op, change: r.kind, .object_value, .recorded_at, .reason} } AS recorded,
+                   RETURN r {event_id: r.id, .op, change: coalesce(r.kind, CASE WHEN r.withdraws IS NOT NULL
+                             THEN 'withdrawal' END), .object_value, .recorded_at, .reason} } AS recorded,
          COLLECT { MATCH (slot)-[:HAS_EVENT]->(x:FactEvent) WHERE x.recorded_at = f.expired_at
-                   RETURN x {event_id: x.id, .op, change: x.kind, .object_value, .recorded_at, .reason} } AS expired
+                   RETURN x {event_id: x.id, .op, change: coalesce(x.kind, CASE WHEN x.withdraws IS NOT NULL
+                             THEN 'withdrawal' END), .object_value, .recorded_at, .reason} } AS expired
 }
 OPTIONAL MATCH (f)-[:OBJECT]->(o:Entity)
 RETURN f {.*} AS fact, e.name AS subject, o.id AS object_entity_id, superseded_by, head(recorded) AS recorded_by,
