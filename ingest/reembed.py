@@ -20,7 +20,7 @@ from kg.ingest.turn_keys import row_key
 
 from kg.core.config import Settings
 from kg.core.embedders import embedder_for
-from kg.core.embeddings import embed_async
+from kg.core.embeddings import Embedder, embed_async
 from kg.core.store import Store
 
 PAGE = 512
@@ -33,20 +33,52 @@ def _text(row: dict[str, Any]) -> str:
 @dataclass(frozen=True)
 class EmbeddedKind:
     name: str  # the key in queries/embedded_counts
-    page: str  # returns id, text (and what `key` needs) in id order after $after
+    page: str  # returns id, text (and what `key` needs) in id order after $after ($namespace, $missing)
     store: str  # writes $rows of {id, embedding, text: the key embedded} with $model
+    prop: str  # the vector property it writes
     key: Callable[[dict[str, Any]], str] = _text  # the text to embed, from a row of `page`
 
 
 EMBEDDED = (
     # a turn's key is rebuilt from its speaker, text and attachments, so keys written under an older
     # rule (or none: text alone) are replaced along with their vectors
-    EmbeddedKind("turns", "queries/turns_for_reembed", "queries/turns_set_embedding", row_key),
-    EmbeddedKind("turn_contexts", "queries/turn_contexts_for_reembed", "queries/turn_contexts_set_embedding"),
-    EmbeddedKind("summaries", "queries/summaries_for_reembed", "queries/summaries_set_embedding"),
-    EmbeddedKind("corrections", "queries/corrections_for_reembed", "queries/corrections_set_embedding"),
-    EmbeddedKind("entity_names", "queries/entity_names_for_reembed", "queries/entity_names_set_embedding"),
+    EmbeddedKind("turns", "queries/turns_for_reembed", "queries/turns_set_embedding", "embedding", row_key),
+    EmbeddedKind("turn_contexts", "queries/turn_contexts_for_reembed", "queries/turn_contexts_set_embedding",
+                 "context_embedding"),
+    EmbeddedKind("summaries", "queries/summaries_for_reembed", "queries/summaries_set_embedding", "embedding"),
+    EmbeddedKind("corrections", "queries/corrections_for_reembed", "queries/corrections_set_embedding", "embedding"),
+    EmbeddedKind("entity_names", "queries/entity_names_for_reembed", "queries/entity_names_set_embedding",
+                 "embedding"),
 )
+
+
+async def _embed_kind(store: Store, embedder: Embedder, kind: EmbeddedKind, limit: int, namespace: str | None,
+                      missing: bool, on_page: Callable[[int], None] | None = None) -> int:
+    """Embed one kind's texts, a page at a time: every node, or (`namespace`, `missing`) one
+    namespace's nodes that lack the vector. How many were embedded."""
+    after, done = "", 0
+    params = {"namespace": namespace, "missing": kind.prop if missing else None}
+    while page := await store.read(kind.page, after=after, limit=PAGE, **params):
+        after = page[-1]["id"]
+        keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
+        if keys:
+            vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
+            await store.write(kind.store, model=embedder.name, rows=[
+                {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
+        done += len(keys)
+        if on_page:
+            on_page(len(page))
+        if len(page) < PAGE:
+            break
+    return done
+
+
+async def embed_missing(store: Store, embedder: Embedder, settings: Settings, namespace: str) -> dict[str, int]:
+    """Embed what one namespace holds without its vector (an import of a file exported without
+    vectors), by the same kinds and statements as `reembed`: searches then read what they read in
+    the namespace the file came from. Returns the count per kind."""
+    limit = settings.ingest.max_embed_chars
+    return {kind.name: await _embed_kind(store, embedder, kind, limit, namespace, True) for kind in EMBEDDED}
 
 
 async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
@@ -59,22 +91,16 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
         counts = (await store.read("queries/embedded_counts"))[0]
         total = sum(counts[kind.name] for kind in EMBEDDED)
         await store.drop_vector_indexes()
-        limit, done, per_kind = settings.ingest.max_embed_chars, 0, {}
+        limit, per_kind = settings.ingest.max_embed_chars, {}
+        seen = [0]
+
+        def progress(n: int) -> None:
+            seen[0] += n
+            if on_progress:
+                on_progress(seen[0], total)
+
         for kind in EMBEDDED:
-            after, per_kind[kind.name] = "", 0
-            while page := await store.read(kind.page, after=after, limit=PAGE):
-                after = page[-1]["id"]
-                keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
-                if keys:
-                    vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
-                    await store.write(kind.store, model=embedder.name, rows=[
-                        {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
-                per_kind[kind.name] += len(keys)
-                done += len(page)
-                if on_progress:
-                    on_progress(done, total)
-                if len(page) < PAGE:
-                    break
+            per_kind[kind.name] = await _embed_kind(store, embedder, kind, limit, None, False, progress)
         await store.rebuild_vector_indexes(embedder.name, embedder.dim)
         return per_kind
     finally:

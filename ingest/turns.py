@@ -240,6 +240,7 @@ class TurnWriter:
                     "embedding": p.embedding,
                     "embedding_model": p.embedding_model, "fallback": p.fallback, "prev_id": prev,
                     "key_text": p.key, **attachment_columns(p.message.attachments),
+                    "trust": None if p.message.trust == "trusted" else p.message.trust,  # marked when untrusted
                 })
                 tails[key] = (count + 1, p.id)
                 ended = state[key]["ended_before"]

@@ -74,11 +74,17 @@ class Memory(Synchronous):
     run_jobs = twin(AsyncMemory.run_jobs)
     # -- forgetting, export and import
     erase_session = twin(AsyncMemory.erase_session)
+    erase_turn = twin(AsyncMemory.erase_turn)
     erase_subject = twin(AsyncMemory.erase_subject)
     erase_namespace = twin(AsyncMemory.erase_namespace)
     erasures = twin(AsyncMemory.erasures)
     delete_namespace = twin(AsyncMemory.delete_namespace)
     export_namespace = twin_stream(AsyncMemory.export_namespace)
+    # -- review: why, what changed, undo, confirm
+    explain = twin(AsyncMemory.explain)
+    changes = twin(AsyncMemory.changes)
+    revert = twin(AsyncMemory.revert)
+    confirm = twin(AsyncMemory.confirm)
     import_records = twin(AsyncMemory.import_records)
     # -- a user's existing history (docs/import.md)
     import_claude_code = twin(AsyncMemory.import_claude_code)

@@ -17,7 +17,7 @@ MERGE (t:Turn {id: row.id})
                 t.verbatim = row.verbatim,
                 t.key_text = row.key_text, t.attachment_kinds = row.attachment_kinds,
                 t.attachment_captions = row.attachment_captions, t.attachment_urls = row.attachment_urls,
-                t.embedding_model = row.embedding_model, t.created_at = datetime()
+                t.embedding_model = row.embedding_model, t.trust = row.trust, t.created_at = datetime()
 MERGE (s)-[:HAS_TURN]->(t)
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, CASE WHEN row.fallback THEN 'fallback_embedding' ELSE 'embedding' END,

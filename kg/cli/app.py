@@ -18,6 +18,7 @@ from kg.cli.neo4j import local_server as _local, neo4j_app, neo4j_start
 from kg.cli.export import export, import_ndjson
 from kg.cli.forget import forget_app
 from kg.cli.history import hook_app, import_chatgpt, import_claude_code, import_messages
+from kg.cli.review import changes, confirm, revert, why
 from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
 from kg.cli.search import print_hits, search
@@ -42,6 +43,8 @@ app.command()(rules)
 app.command()(index)
 app.command()(search)
 app.add_typer(forget_app, name="forget")
+for review in (why, changes, revert, confirm):
+    app.command()(review)
 app.command()(export)
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "examples" / "demo_conversations.jsonl"
@@ -109,6 +112,8 @@ def ingest(
     fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl or locomo."),
     namespace: Optional[str] = typer.Option(None, "--namespace", "-n",
                                             help="jsonl: default namespace; locomo: namespace prefix."),
+    untrusted: bool = typer.Option(False, "--untrusted", help="Store every message as untrusted (tool output, "
+                                   "web pages, another agent's messages: docs/trust.md)."),
 ) -> None:
     """Ingest messages. Bad lines are reported with file:line and skipped; exit code 1 if any."""
     from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
@@ -120,6 +125,8 @@ def ingest(
         source = read_locomo(file, namespace or "locomo")
     else:
         fail(f"unknown format {repr(fmt)}; use jsonl or locomo")
+    if untrusted:
+        source = (m if not isinstance(m, Message) else m.model_copy(update={"trust": "untrusted"}) for m in source)
     report_ingest(run(_ingest(source)))
 
 

@@ -66,6 +66,28 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
         raise typer.Exit(2) from None
 
 
+def call_memory(method: str, namespace: str, *args: Any) -> Any:
+    """`AsyncMemory.<method>(namespace, *args)` for a command: a bad namespace, an unknown target
+    (KeyError) or a refused value (FieldError) ends in one line and exit 2."""
+    from kg.core.limits import FieldError
+    from kg.core.models import check_namespace
+    from kg.memory import AsyncMemory
+
+    try:
+        ns = check_namespace(namespace)
+    except ValueError as exc:
+        fail(str(exc))
+
+    async def go() -> Any:
+        async with AsyncMemory() as memory:
+            try:
+                return await getattr(memory, method)(ns, *args)
+            except KeyError as exc:  # nothing there: said plainly
+                raise LookupError(exc.args[0]) from None
+
+    return run(go(), LookupError, FieldError)
+
+
 def instant(text: Optional[str], option: str) -> Optional[datetime]:
     """An ISO 8601 option value as an aware datetime (UTC when no zone is given)."""
     if text is None:

@@ -183,6 +183,9 @@ class HttpSettings(Section):
     max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)  # larger request bodies get 413
     max_batch: int = Field(1000, ge=1)  # messages per ingest request
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
+    # keys (or their sha256: digests) of `keys` whose writes are untrusted: tool output, web pages,
+    # other agents (docs/trust.md); asking such a key for a trusted write is refused (403)
+    untrusted_keys: list[str] = Field(default_factory=list, repr=False)
     # GET /metrics (Prometheus); with keys configured it answers only a key granted "*"
     metrics: bool = False
     max_inflight_writes: int = Field(32, ge=0)  # POST/PUT/PATCH/DELETE being served
