@@ -170,6 +170,24 @@ async def ticker(phase: Phase, name: str, until: float, every_s: float = 10.0) -
                  f"{sum(sum(e.values()) for e in phase.errors.values())} errors, {phase.inflight} in flight")
 
 
+def arrivals(client: httpx.AsyncClient, phase: Phase, base: str, writes: str, rng: random.Random, tag: str,
+             batch: int, sent: dict[str, int]) -> tuple[Callable[[float], None], Callable[[float], None]]:
+    """A phase's two kinds of arrival: `query(lag)` sends one query of the mix to the namespace at
+    `base`, `ingest(lag)` one batch of `batch` messages (sessions named after `tag`, counted in
+    `sent["messages"]`) to the one at `writes`."""
+
+    def query(lag: float) -> None:
+        label, path, _ = rng.choices(MIX, weights=[w for *_, w in MIX])[0]
+        phase.send(client, label, "GET", base + path, lag, params={"q": rng.choice(QUERIES), "k": 10})
+
+    def ingest(lag: float) -> None:
+        body = {"messages": messages(rng, tag, sent["messages"], batch)}
+        sent["messages"] += batch
+        phase.send(client, INGEST, "POST", writes + "/messages", lag, json=body)
+
+    return query, ingest
+
+
 async def run_phase(client: httpx.AsyncClient, base: str, name: str, seconds: float, qps: float, ingest_rate: float,
                     batch: int, max_inflight: int, seed: int, background: Any = None,
                     writes: str | None = None) -> tuple[dict[str, Any], Phase]:
@@ -179,20 +197,10 @@ async def run_phase(client: httpx.AsyncClient, base: str, name: str, seconds: fl
     writers)."""
     progress(f"phase {name}: {seconds:g} s, {qps:g} queries/s, {ingest_rate:g} messages/s")
     phase = Phase(max_inflight)
-    rng = random.Random(seed)
     until = time.monotonic() + seconds
     sent = {"messages": 0}
-    tag = f"{name}-{int(time.time())}"  # this run's sessions
-
-    def query(lag: float) -> None:
-        label, path, _ = rng.choices(MIX, weights=[w for *_, w in MIX])[0]
-        phase.send(client, label, "GET", base + path, lag, params={"q": rng.choice(QUERIES), "k": 10})
-
-    def ingest(lag: float) -> None:
-        body = {"messages": messages(rng, tag, sent["messages"], batch)}
-        sent["messages"] += batch
-        phase.send(client, INGEST, "POST", (writes or base) + "/messages", lag, json=body)
-
+    query, ingest = arrivals(client, phase, base, writes or base, random.Random(seed), f"{name}-{int(time.time())}",
+                             batch, sent)
     schedules = [on_schedule(qps, until, query), ticker(phase, name, until), phase.watch_client(until)]
     if ingest_rate > 0:
         schedules.append(on_schedule(ingest_rate / batch, until, ingest))

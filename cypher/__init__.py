@@ -23,6 +23,15 @@ def load(name: str) -> str:
     return "\n".join(lines).strip()
 
 
+@cache
+def variant(name: str, path: str) -> str:
+    """The file a server on statement path `path` (kg.core.capabilities) runs for `name`: on
+    "cypher25", `<name>.cypher25` when that file exists (a Cypher 25 form of the statement); else `name`."""
+    if path == "cypher25" and _ROOT.joinpath(*f"{name}.cypher25.cypher".split("/")).is_file():
+        return f"{name}.cypher25"
+    return name
+
+
 def statements(name: str) -> list[str]:
     """The `;`-separated statements of a file (schema and migration files hold several)."""
     return [s.strip() for s in load(name).split(";") if s.strip()]
@@ -31,4 +40,5 @@ def statements(name: str) -> list[str]:
 def migrations() -> list[str]:
     """Names of the migration files, in the order they apply."""
     folder = _ROOT.joinpath("migrations")
-    return sorted(f"migrations/{p.name[:-7]}" for p in folder.iterdir() if p.name.endswith(".cypher"))
+    return sorted(f"migrations/{p.name[:-7]}" for p in folder.iterdir()
+                  if p.name.endswith(".cypher") and not p.name.endswith(".cypher25.cypher"))

@@ -71,11 +71,13 @@ def _record(row: Mapping[str, Any]) -> FactRecord:
     )
 
 
-def _event(row: Mapping[str, Any]) -> FactEvent:
+def event_of(row: Mapping[str, Any]) -> FactEvent:
+    """A stored `(:FactEvent)` as the temporal core takes it."""
     return FactEvent(
         id=row["id"], op=row["op"], subject=row["subject_key"], predicate=row["predicate"],
         object_value=row["object_value"], valid_from=native(row["valid_from"]),
         recorded_at=native(row["recorded_at"]), source=row["source"], withdraws=row.get("withdraws"),
+        trust=row.get("trust") or "trusted", confirms=row.get("confirms"),
     )
 
 
@@ -144,36 +146,14 @@ class FactWriter:
             "cardinality_by": cardinality_by,  # e.g. "fake:claude-haiku-4-5:predicate-contradiction-v1"
         }
         subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": fact.subject_type}
-        turn_ids = list(dict.fromkeys(fact.evidence_turn_ids))
         explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
         explicit_valid = as_utc(fact.valid_from) if fact.valid_from is not None else None
-
         slot = {"namespace": namespace, "subject_key": key, "predicate": pred}
+        event_row["trust"] = fact.trust
 
         async def work(tx: Tx) -> RememberResult:
-            found = await tx.run("queries/fact_slot_lock", **slot)
-            if not found:
-                raise _NoSlot
-            fact_rows, prior_rows = found[0]["facts"], found[0]["events"]
-            records, prior = [_record(r) for r in fact_rows], [_event(r) for r in prior_rows]
-            stamp = _transaction_time(explicit_recorded, records, prior)
-            # Valid time defaults to when the event happened by the server's clock (or the
-            # backdated recorded_at): never ahead of it, whatever stamp transaction time needed.
-            row = {**event_row, "recorded_at": stamp,
-                   "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
-            stored = self.same_value(pred, value, [e["object_value"] for e in
-                                                   sorted(prior_rows, key=lambda e: (native(e["recorded_at"]), e["id"]))])
-            if stored is not None:
-                row["object_value"] = stored  # a variant spelling reinforces the stored value
-            event = _event(row)
-            step = plan(records, event, registry, lambda: f"fact_{uuid.uuid4().hex}", prior_events=prior)
-            if step.decision == "noop" and any(e.id == event.id for e in prior):
-                return _result(step, event, records)  # a retried transaction that had committed
-            [linked] = await tx.run("queries/fact_event_write", event=row, evidence_turn_ids=turn_ids)
-            spans, _ = timeline([*prior, event], registry.cardinality(pred))
-            has_evidence = linked["linked"] > 0 or any(r.get("evidence_count") for r in prior_rows)
-            await _write_plan(tx, step, slot, fact_rows, [*prior_rows, row], records, spans, has_evidence)
-            return _result(step, event, records)
+            return await self._write_event(tx, slot, event_row, registry, list(dict.fromkeys(fact.evidence_turn_ids)),
+                                           explicit_recorded, explicit_valid)
 
         ensure = {"namespace": namespace, "subject": subject_node, "predicate": pred}
         if tx is not None:
@@ -187,6 +167,53 @@ class FactWriter:
             await self.store.write("queries/fact_slot_ensure", **ensure)
             return await self.store.transaction(work)
 
+    async def change(self, tx: Tx, namespace: str, subject_key: str, predicate: str, origin: Origin,
+                     object_value: str = "") -> RememberResult | None:
+        """Record a change that is no statement on an existing slot, in the caller's transaction: a
+        rewind (an erase), a revert or a confirmation (`origin.kind`), and replay the slot's events
+        under it. None: the slot is gone."""
+        slot = {"namespace": namespace, "subject_key": subject_key, "predicate": predicate}
+        row: dict[str, Any] = {
+            "id": origin.event_id or f"fev_{uuid.uuid4().hex}", **slot, "op": "retract", "object_value": object_value,
+            "object_type": None, "source": "system", "object_key": None, "trust": "trusted", **origin.props()}
+        try:
+            return await self._write_event(tx, slot, row, None, [], None, None)
+        except _NoSlot:
+            return None
+
+    async def _write_event(self, tx: Tx, slot: dict[str, str], event_row: dict[str, Any],
+                           registry: PredicateRegistry | None, turn_ids: list[str], explicit_recorded: datetime | None,
+                           explicit_valid: datetime | None) -> RememberResult:
+        """Lock the slot, plan the event against its records and events, write the plan. `registry`
+        None: the cardinality the slot's events were written with (a change event asks nobody)."""
+        pred = slot["predicate"]
+        found = await tx.run("queries/fact_slot_lock", **slot)
+        if not found:
+            raise _NoSlot
+        fact_rows, prior_rows = found[0]["facts"], found[0]["events"]
+        records, prior = [_record(r) for r in fact_rows], [event_of(r) for r in prior_rows]
+        if registry is None:
+            decided = any(r.get("cardinality_by") for r in prior_rows)
+            registry = PredicateRegistry({**self.overrides, **({pred: "one"} if decided else {})})
+        stamp = _transaction_time(explicit_recorded, records, prior)
+        # Valid time defaults to when the event happened by the server's clock (or the
+        # backdated recorded_at): never ahead of it, whatever stamp transaction time needed.
+        row = {**event_row, "recorded_at": stamp,
+               "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
+        stored = self.same_value(pred, row["object_value"], [e["object_value"] for e in
+                                                             sorted(prior_rows, key=lambda e: (native(e["recorded_at"]), e["id"]))])
+        if stored is not None:
+            row["object_value"] = stored  # a variant spelling reinforces the stored value
+        event = event_of(row)
+        step = plan(records, event, registry, lambda: f"fact_{uuid.uuid4().hex}", prior_events=prior)
+        if step.decision == "noop" and any(e.id == event.id for e in prior):
+            return _result(step, event, records)  # a retried transaction that had committed
+        [linked] = await tx.run("queries/fact_event_write", event=row, evidence_turn_ids=turn_ids)
+        spans, _ = timeline([*prior, event], registry.cardinality(pred))
+        has_evidence = linked["linked"] > 0 or any(r.get("evidence_count") for r in prior_rows)
+        await _write_plan(tx, step, slot, fact_rows, [*prior_rows, row], records, spans, has_evidence)
+        return _result(step, event, records)
+
 
 async def _write_plan(
     tx: Tx, step: FactPlan, slot: dict[str, str], fact_rows: list[Mapping[str, Any]],
@@ -198,8 +225,9 @@ async def _write_plan(
         await tx.run("queries/facts_expire", ids=list(step.expire), at=step.transaction_time)
     if step.create:
         accessed = _last_access_by_lineage(fact_rows, set(step.expire))
-        facts = [_fact_row(r, slot["namespace"], _opener(r, event_rows), accessed.get(r.lineage_id))
-                 for r in step.create]
+        trust = {span.key: span.opened_by.trust for span in spans}  # a confirmed opener counts as trusted
+        facts = [_fact_row(r, slot["namespace"], _opener(r, event_rows), accessed.get(r.lineage_id),
+                           trust.get((r.object_value, r.valid_from), "trusted")) for r in step.create]
         await tx.run("queries/facts_create", **slot, facts=facts)
     links = _supersede_links(step, records, spans)
     if links:
@@ -257,8 +285,8 @@ def _last_access_by_lineage(fact_rows: list[Mapping[str, Any]], expiring: set[st
     return accessed
 
 
-def _fact_row(record: FactRecord, namespace: str, opener: Mapping[str, Any], last_accessed_at: datetime | None
-              ) -> dict[str, Any]:
+def _fact_row(record: FactRecord, namespace: str, opener: Mapping[str, Any], last_accessed_at: datetime | None,
+              trust: str) -> dict[str, Any]:
     props = {
         "id": record.id, "namespace": namespace, "subject_key": record.subject, "predicate": record.predicate,
         "object_value": record.object_value, "valid_from": record.valid_from, "valid_to": record.valid_to,
@@ -266,6 +294,7 @@ def _fact_row(record: FactRecord, namespace: str, opener: Mapping[str, Any], las
         "lineage_id": record.lineage_id, "reinforcement_count": record.reinforcement_count,
         "last_reinforced_at": record.last_reinforced_at, "last_accessed_at": last_accessed_at,
         "extractor": opener.get("extractor"), "prompt_version": opener.get("prompt_version"),
+        "trust": None if trust == "trusted" else trust,  # only marked when untrusted
     }
     object_type = opener.get("object_type")
     obj = None

@@ -167,7 +167,7 @@ async def session_turns(store: Store, namespace: str, session_id: str) -> dict[s
         raise PlanGone(f"session {session_id!r} of namespace {namespace!r} has no turns")
     return {
         t["id"]: ChunkTurn(id=t["id"], idx=t["idx"], role=t["role"], speaker=t["speaker"], text=t["text"],
-                           ts=native(t["ts"]))
+                           ts=native(t["ts"]), trust=t.get("trust") or "trusted")
         for t in (r["turn"] for r in rows)
     }
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
@@ -23,7 +23,7 @@ class Rejected:
         return f"{self.where}: {self.reason}"
 
 
-def _explain(exc: ValidationError) -> str:
+def explain(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         field = ".".join(str(p) for p in err["loc"]) or "line"
@@ -31,27 +31,45 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def json_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[str, dict[str, Any]] | Rejected]:
+    """(file:line, object) of each non-blank line of JSON Lines; a line that is not UTF-8, not JSON or
+    not a JSON object is a `Rejected`, and the lines after it go on."""
+    for lineno, raw in enumerate(lines, start=1):
+        where = f"{name}:{lineno}"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield Rejected(where, f"not valid UTF-8 (byte {exc.start})")
+            continue
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield Rejected(where, f"malformed JSON: {exc.msg} (column {exc.colno})")
+            continue
+        yield (where, value) if isinstance(value, dict) else Rejected(where, "expected a JSON object")
+
+
+def messages_only(items: Iterable[Message | Rejected], rejected: list[str]) -> Iterator[Message]:
+    """The messages of a reader's stream, for the ingest; each rejection, as `file:line: why`, goes to
+    `rejected`."""
+    for item in items:
+        if isinstance(item, Rejected):
+            rejected.append(str(item))
+        else:
+            yield item
+
+
 def read_jsonl(path: Path, namespace: str | None = None, max_chars: int | None = None) -> Iterator[Message | Rejected]:
     """One JSON object per line: namespace, session_id?, role, speaker?, text, ts (ISO 8601),
     attachments? ([{kind, caption, url?}])."""
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            where = f"{path}:{lineno}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield Rejected(where, f"not valid UTF-8 (byte {exc.start})")
+        for entry in json_lines(fh, str(path)):
+            if isinstance(entry, Rejected):
+                yield entry
                 continue
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Rejected(where, f"malformed JSON: {exc.msg} at column {exc.colno}")
-                continue
-            if not isinstance(obj, dict):
-                yield Rejected(where, "expected a JSON object")
-                continue
+            where, obj = entry
             if namespace and "namespace" not in obj:
                 obj["namespace"] = namespace
             if max_chars is not None and isinstance(obj.get("text"), str) and len(obj["text"]) > max_chars:
@@ -60,7 +78,7 @@ def read_jsonl(path: Path, namespace: str | None = None, max_chars: int | None =
             try:
                 yield Message.model_validate(obj)
             except ValidationError as exc:
-                yield Rejected(where, _explain(exc))
+                yield Rejected(where, explain(exc))
 
 
 LOCOMO_DATE = "%I:%M %p on %d %B, %Y"
@@ -119,4 +137,4 @@ def read_locomo(path: Path, namespace_prefix: str = "locomo") -> Iterator[Messag
                         attachments=_locomo_image(turn),
                     )
                 except ValidationError as exc:
-                    yield Rejected(f"{where}/{turn.get('dia_id', i)}", _explain(exc))
+                    yield Rejected(f"{where}/{turn.get('dia_id', i)}", explain(exc))

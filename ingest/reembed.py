@@ -34,20 +34,58 @@ def _text(row: dict[str, Any]) -> str:
 @dataclass(frozen=True)
 class EmbeddedKind:
     name: str  # the key in queries/embedded_counts
-    page: str  # returns id, text (and what `key` needs) in id order after $after
+    page: str  # returns id, text (and what `key` needs) in id order after $after ($namespace, $missing)
     store: str  # writes $rows of {id, embedding, text: the key embedded} with $model
+    prop: str  # the vector property it writes
     key: Callable[[dict[str, Any]], str] = _text  # the text to embed, from a row of `page`
 
 
 EMBEDDED = (
     # a turn's key is rebuilt from its speaker, text and attachments, so keys written under an older
     # rule (or none: text alone) are replaced along with their vectors
-    EmbeddedKind("turns", "queries/turns_for_reembed", "queries/turns_set_embedding", row_key),
-    EmbeddedKind("turn_contexts", "queries/turn_contexts_for_reembed", "queries/turn_contexts_set_embedding"),
-    EmbeddedKind("summaries", "queries/summaries_for_reembed", "queries/summaries_set_embedding"),
-    EmbeddedKind("corrections", "queries/corrections_for_reembed", "queries/corrections_set_embedding"),
-    EmbeddedKind("entity_names", "queries/entity_names_for_reembed", "queries/entity_names_set_embedding"),
+    EmbeddedKind("turns", "queries/turns_for_reembed", "queries/turns_set_embedding", "embedding", row_key),
+    EmbeddedKind("turn_contexts", "queries/turn_contexts_for_reembed", "queries/turn_contexts_set_embedding",
+                 "context_embedding"),
+    EmbeddedKind("summaries", "queries/summaries_for_reembed", "queries/summaries_set_embedding", "embedding"),
+    EmbeddedKind("corrections", "queries/corrections_for_reembed", "queries/corrections_set_embedding", "embedding"),
+    EmbeddedKind("entity_names", "queries/entity_names_for_reembed", "queries/entity_names_set_embedding",
+                 "embedding"),
 )
+
+
+async def _embed_kind(store: Store, embedder: Embedder, kind: EmbeddedKind, settings: Settings, namespace: str | None,
+                      missing: bool, on_page: Callable[[int], None] | None = None) -> int:
+    """Embed one kind's texts, a page at a time: every node, or (`namespace`, `missing`) one
+    namespace's nodes that lack the vector. Turn keys are embedded in parts (`embed_keys`); context
+    keys are made of their turns' vectors, embedded before them (`context_vectors`). How many."""
+    after, done, limit = "", 0, settings.ingest.max_embed_chars
+    params = {"namespace": namespace, "missing": kind.prop if missing else None,
+              "width": settings.memory.summaries.context_turns}
+    while page := await store.read(kind.page, after=after, limit=PAGE, **params):
+        after = page[-1]["id"]
+        keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
+        if keys and kind.name == "turn_contexts":
+            rows = [{"id": r["id"], "embedding": _context_vector(r, settings)} for r in page if r["embedding"]]
+            await store.write(kind.store, model=embedder.name, rows=rows)
+        elif keys and kind.name == "turns":
+            await store.write(kind.store, model=embedder.name, rows=await _turn_rows(embedder, keys, settings))
+        elif keys:
+            vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
+            await store.write(kind.store, model=embedder.name, rows=[
+                {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
+        done += len(keys)
+        if on_page:
+            on_page(len(page))
+        if len(page) < PAGE:
+            break
+    return done
+
+
+async def embed_missing(store: Store, embedder: Embedder, settings: Settings, namespace: str) -> dict[str, int]:
+    """Embed what one namespace holds without its vector (an import of a file exported without
+    vectors), by the same kinds and statements as `reembed`: searches then read what they read in
+    the namespace the file came from. Returns the count per kind."""
+    return {kind.name: await _embed_kind(store, embedder, kind, settings, namespace, True) for kind in EMBEDDED}
 
 
 async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
@@ -60,30 +98,16 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
         counts = (await store.read("queries/embedded_counts"))[0]
         total = sum(counts[kind.name] for kind in EMBEDDED)
         await store.drop_vector_indexes()
-        limit, done, per_kind = settings.ingest.max_embed_chars, 0, {}
-        width = settings.memory.summaries.context_turns
+        per_kind: dict[str, int] = {}
+        seen = [0]
+
+        def progress(n: int) -> None:
+            seen[0] += n
+            if on_progress:
+                on_progress(seen[0], total)
+
         for kind in EMBEDDED:
-            after, per_kind[kind.name] = "", 0
-            while page := await store.read(kind.page, after=after, limit=PAGE, width=width):
-                after = page[-1]["id"]
-                keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
-                if keys and kind.name == "turn_contexts":  # made of the turns' new vectors, not embedded
-                    await store.write(kind.store, model=embedder.name, rows=[
-                        {"id": r["id"], "embedding": _context_vector(r, settings)} for r in page
-                        if r["embedding"] is not None])
-                elif keys and kind.name == "turns":
-                    await store.write(kind.store, model=embedder.name,
-                                      rows=await _turn_rows(embedder, keys, settings))
-                elif keys:
-                    vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
-                    await store.write(kind.store, model=embedder.name, rows=[
-                        {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
-                per_kind[kind.name] += len(keys)
-                done += len(page)
-                if on_progress:
-                    on_progress(done, total)
-                if len(page) < PAGE:
-                    break
+            per_kind[kind.name] = await _embed_kind(store, embedder, kind, settings, None, False, progress)
         await store.rebuild_vector_indexes(embedder.name, embedder.dim)
         return per_kind
     finally:

@@ -46,12 +46,13 @@ def _record(row: Mapping[str, Any]) -> EdgeRecord:
     )
 
 
-def _event(row: Mapping[str, Any]) -> EdgeEvent:
+def event_of(row: Mapping[str, Any]) -> EdgeEvent:
+    """A stored `(:RelationEvent)` as the temporal core takes it (entities by id)."""
     return EdgeEvent(
         id=row["id"], op=row["op"], subject=row["subject_id"], predicate=row["relation"],
         object_value=row["object_id"], valid_from=native(row["valid_from"]),
         recorded_at=native(row["recorded_at"]), source=row.get("source") or "stated",
-        withdraws=row.get("withdraws"),
+        withdraws=row.get("withdraws"), trust=row.get("trust") or "trusted", confirms=row.get("confirms"),
     )
 
 
@@ -95,27 +96,11 @@ class RelationshipWriter:
             "subject_key": subject["key"], "relation": rel, "op": op, "object_id": object["id"],
             "object_key": object["key"], "source": source, **origin.props(), "evidence": evidence,
         }
+        event_row["trust"] = relation.trust
         slot = {"namespace": namespace, "subject_id": subject["id"], "relation": rel}
 
         async def work(tx: Tx) -> RelateResult:
-            found = await tx.run("queries/relation_slot_lock", **slot)
-            if not found:
-                raise _NoSlot
-            edge_rows, prior_rows = found[0]["edges"], found[0]["events"]
-            records, prior = [_record(r) for r in edge_rows], [_event(r) for r in prior_rows]
-            stamp = _transaction_time(explicit_recorded, records, prior)
-            # As for facts: valid time defaults to when the event happened by the server's clock (or
-            # the backdated recorded_at), never ahead of it, whatever stamp transaction time needed.
-            row = {**event_row, "recorded_at": stamp,
-                   "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
-            event = _event(row)
-            step = plan_edge(records, event, self.types, lambda: f"rel_{uuid.uuid4().hex}", prior_events=prior)
-            if step.decision == "noop" and any(e.id == event.id for e in prior):
-                return _result(step, event, records)  # redelivered, or a retried transaction that committed
-            await tx.run("queries/relation_event_write", event=row)
-            spans, _ = timeline([*prior, event], self.types.cardinality(rel))
-            await _write_plan(tx, step, slot, namespace, [*prior_rows, row], spans, {r.id: r for r in records})
-            return _result(step, event, records)
+            return await self._write_event(tx, slot, event_row, explicit_recorded, explicit_valid)
 
         ensure = {"namespace": namespace, "subject": dict(subject), "object": dict(object), "relation": rel}
         if tx is not None:
@@ -127,6 +112,41 @@ class RelationshipWriter:
         except _NoSlot:  # the namespace was deleted in between
             await self.store.write("queries/relation_slot_ensure", **ensure)
             return await self.store.transaction(work)
+
+    async def change(self, tx: Tx, namespace: str, subject_id: str, relation: str, origin: Origin,
+                     object_id: str = "") -> RelateResult | None:
+        """As `FactWriter.change`: a rewind, revert or confirmation on an existing slot, replayed in
+        the caller's transaction. None: the slot is gone."""
+        slot = {"namespace": namespace, "subject_id": subject_id, "relation": relation}
+        row: dict[str, Any] = {
+            "id": origin.event_id or f"rev_{uuid.uuid4().hex}", **slot, "subject_key": None, "op": "retract",
+            "object_id": object_id, "object_key": None, "source": "system", "trust": "trusted", "evidence": [],
+            **origin.props()}
+        try:
+            return await self._write_event(tx, slot, row, None, None)
+        except _NoSlot:
+            return None
+
+    async def _write_event(self, tx: Tx, slot: dict[str, str], event_row: dict[str, Any],
+                           explicit_recorded: datetime | None, explicit_valid: datetime | None) -> RelateResult:
+        found = await tx.run("queries/relation_slot_lock", **slot)
+        if not found:
+            raise _NoSlot
+        edge_rows, prior_rows = found[0]["edges"], found[0]["events"]
+        records, prior = [_record(r) for r in edge_rows], [event_of(r) for r in prior_rows]
+        stamp = _transaction_time(explicit_recorded, records, prior)
+        # As for facts: valid time defaults to when the event happened by the server's clock (or
+        # the backdated recorded_at), never ahead of it, whatever stamp transaction time needed.
+        row = {**event_row, "recorded_at": stamp,
+               "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
+        event = event_of(row)
+        step = plan_edge(records, event, self.types, lambda: f"rel_{uuid.uuid4().hex}", prior_events=prior)
+        if step.decision == "noop" and any(e.id == event.id for e in prior):
+            return _result(step, event, records)  # redelivered, or a retried transaction that committed
+        await tx.run("queries/relation_event_write", event=row)
+        spans, _ = timeline([*prior, event], self.types.cardinality(slot["relation"]))
+        await _write_plan(tx, step, slot, slot["namespace"], [*prior_rows, row], spans, {r.id: r for r in records})
+        return _result(step, event, records)
 
 
 def _inside(span: Span, event_rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -149,7 +169,8 @@ async def _write_plan(tx: Tx, step: EdgePlan, slot: dict[str, str], namespace: s
     if step.create:
         edges = []
         for r in step.create:
-            inside = _inside(by_key[(r.object_value, r.valid_from)], event_rows)
+            span = by_key[(r.object_value, r.valid_from)]
+            inside = _inside(span, event_rows)
             opener = inside[0]
             edges.append({"object_id": r.object_value, "props": {
                 "id": r.id, "namespace": namespace, "relation": r.predicate, "valid_from": r.valid_from,
@@ -157,6 +178,7 @@ async def _write_plan(tx: Tx, step: EdgePlan, slot: dict[str, str], namespace: s
                 "lineage_id": r.lineage_id, "supersedes_id": r.supersedes_id,
                 "reinforcement_count": r.reinforcement_count, "last_reinforced_at": r.last_reinforced_at,
                 "extractor": opener.get("extractor"), "prompt_version": opener.get("prompt_version"),
+                "trust": None if span.opened_by.trust == "trusted" else span.opened_by.trust,
                 **_provenance(inside),
             }})
         await tx.run("queries/relationships_create", **slot, edges=edges)

@@ -17,6 +17,7 @@ and the item, links are merged, and a correction repeated by its own session is 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,6 +26,7 @@ from typing import Any
 from kg.ingest.corrections.writer import CorrectionWriter
 from kg.ingest.dedup.model import Mention
 from kg.ingest.dedup.neo4j_resolver import GraphResolver, with_retries
+from kg.ingest.dedup.rebuild import rebuild
 from kg.ingest.extraction.chunking import fact_key, normalize
 from kg.ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResult
 from kg.ingest.facts import FactWriter
@@ -35,6 +37,7 @@ from kg.core.facts_models import RememberResult, entity_id, entity_key
 from kg.core.requests import CorrectionReport, FactAssertion, RelationshipAssertion
 from kg.core.relationship_models import RelateResult
 from kg.core.store import Store, Tx
+from kg.core.vocabulary import Trust
 from kg.core.values import native
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
@@ -128,13 +131,20 @@ class SessionGraphWriter:
             done.entities_merged += not r.created
         brief = {r["id"]: r for r in await tx.run("queries/entities_brief", ids=sorted(set(entity_of.values())))}
         names = _names(result.entities, entity_of, brief)
+        held = await _hold_merges(tx, namespace, session_id, result.entities, turns, todo, resolutions, brief)
 
+        # what the mention taught its entity rides on the link, so an erase can rebuild the entity
+        # from the mentions that remain (kg.ingest.dedup.rebuild)
         rows = [{"turn_id": t, "entity_id": entity_of[i], "surface": e.name, "surface_key": normalize(e.name),
-                 "type": e.type} for i, e in enumerate(result.entities) for t in e.evidence_turn_ids if t in turns]
+                 "type": e.type, "aliases": list(e.aliases), "held": held.get(i),
+                 "attributes": json.dumps(mentions[i].attributes, ensure_ascii=False, sort_keys=True)}
+                for i, e in enumerate(result.entities) for t in e.evidence_turn_ids if t in turns]
         if rows:
             [linked] = await tx.run("queries/mentions_write", namespace=namespace, session_id=session_id,
                                     rows=rows, stamp=stamp)
             done.mentions = linked["linked"]
+        if held:  # what the untrusted mentions taught trusted entities is taken back until confirmed
+            await rebuild(tx, namespace, {entity_of[i] for i in held}, self.resolver.settings)
         prior = [Asserted.from_row(r) for r in await tx.run(
             "queries/session_statements", namespace=namespace, session_id=session_id)]
         statements = _statements(namespace, session_id, result, names)
@@ -150,7 +160,8 @@ class SessionGraphWriter:
             correction = CorrectionReport.model_construct(
                 session_id=session_id, rule_text=c.rule_text, original_behavior=c.original_behavior,
                 corrected_behavior=c.corrected_behavior, correction_type=c.correction_type, seen_at=seen,
-                evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns])
+                evidence_turn_ids=[t for t in c.evidence_turn_ids if t in turns],
+                trust=trust_of(c.evidence_turn_ids, turns))
             added = await self.corrections.add(namespace, correction, tx=tx, provenance=dict(stamp))
             done.corrections += added.decision != "noop"
         decisions = [{"id": "dec_" + _digest(namespace, session_id, normalize(d.text)), "text": d.text,
@@ -179,7 +190,7 @@ class SessionGraphWriter:
                 subject=subject["key"] if subject else f.subject, predicate=f.predicate, object=f.object,
                 valid_from=valid_from, source=f.source, op="retract" if f.retracts else "assert",
                 evidence_turn_ids=evidence, subject_type=subject["type"] if subject else "other",
-                object_type=obj["type"] if obj else None)
+                object_type=obj["type"] if obj else None, trust=trust_of(evidence, turns))
             written = await self.facts.remember(namespace, fact, provenance.origin(session_id, statement,
                                                                                    event_id=ids[statement]),
                                                 object_key=obj["key"] if obj else None, tx=tx)
@@ -191,7 +202,7 @@ class SessionGraphWriter:
             relation = RelationshipAssertion.model_construct(
                 subject=ends[0]["name"], type=r.relation, object=ends[1]["name"],
                 valid_from=min((ts for t in evidence if (ts := turns[t].ts)), default=provenance.extracted_at),
-                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence)
+                op="retract" if r.retracts else "assert", evidence_turn_ids=evidence, trust=trust_of(evidence, turns))
             done = await self.relationships.relate(namespace, relation, (ends[0], ends[1]),
                                                    provenance.origin(session_id, statement, event_id=ids[statement]),
                                                    tx=tx)
@@ -222,6 +233,36 @@ class SessionGraphWriter:
             withdrawn += written.decision != "noop"
         return withdrawn
 
+
+
+async def _hold_merges(tx: Tx, namespace: str, session_id: str, entities: Sequence[ExtractedEntity],
+                       turns: Mapping[str, ChunkTurn], todo: Sequence[int], resolutions: Sequence[Any],
+                       brief: Mapping[str, Mapping[str, Any]]) -> dict[int, str]:
+    """Entity merges across trust levels: an untrusted mention resolved into a trusted entity is
+    held (its link carries the id `confirm` takes, and the entity is rebuilt without it); a new
+    entity made by one is untrusted; a trusted mention of an untrusted entity vouches for it."""
+    held: dict[int, str] = {}
+    marks: list[dict[str, Any]] = []
+    for i, r in zip(todo, resolutions):
+        untrusted = trust_of(entities[i].evidence_turn_ids, turns) == "untrusted"
+        stored = brief[r.entity_id].get("trust")
+        if untrusted and r.created:
+            marks.append({"id": r.entity_id, "trust": "untrusted"})
+        elif untrusted and stored is None:
+            held[i] = "mrg_" + _digest(namespace, session_id, r.entity_id, normalize(entities[i].name))
+        elif not untrusted and stored is not None:
+            marks.append({"id": r.entity_id, "trust": None})
+    if marks:
+        await tx.run("queries/entities_trust", rows=marks)
+    return held
+
+
+def trust_of(evidence: Sequence[str], turns: Mapping[str, ChunkTurn]) -> Trust:
+    """A statement is trusted when a trusted turn says it. Without known evidence it is as trusted
+    as the session's least trusted turn: leaving the evidence out must not launder a tool's output."""
+    cited = [turns[t] for t in evidence if t in turns]
+    said = any(t.trust == "trusted" for t in cited) if cited else all(t.trust == "trusted" for t in turns.values())
+    return "trusted" if said else "untrusted"
 
 
 def _ends(namespace: str, r: Any, names: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:

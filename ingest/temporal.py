@@ -32,6 +32,7 @@ from typing import Literal
 
 from kg.core.facts_models import Decision
 from kg.core.requests import Op, Source  # noqa: F401 - the one definition, used by this module's users too
+from kg.core.vocabulary import Trust
 
 Cardinality = Literal["one", "many"]
 
@@ -46,7 +47,9 @@ class Origin:
     """Where a fact or relationship event came from beyond its assertion: the extraction that read it
     (`extractor`, `prompt_version`, `session_id`), the key re-extraction knows it by (`statement`,
     `kg.ingest.reconcile`), a deterministic `event_id` (writing the same event again is a no-op), and
-    for a withdrawal the earlier event it takes back (`withdraws`) with its `reason`."""
+    for a withdrawal the earlier event it takes back (`withdraws`) with its `reason`. `kind` names a
+    change that is no statement: "withdrawal" (re-extraction), "rewind" (an erase: `withdraws` is the
+    erasure's id), "revert" (`revert`), "confirm" (`confirms`: the untrusted event it makes trusted)."""
 
     extractor: str | None = None
     prompt_version: str | None = None
@@ -55,11 +58,14 @@ class Origin:
     event_id: str | None = None
     withdraws: str | None = None
     reason: str | None = None
+    kind: str | None = None
+    confirms: str | None = None
 
     def props(self) -> dict[str, str | None]:
         """The event's properties it gives (its id aside)."""
         return {"extractor": self.extractor, "prompt_version": self.prompt_version, "session_id": self.session_id,
-                "statement": self.statement, "withdraws": self.withdraws, "reason": self.reason}
+                "statement": self.statement, "withdraws": self.withdraws, "reason": self.reason,
+                "kind": self.kind or ("withdrawal" if self.withdraws else None), "confirms": self.confirms}
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,8 @@ class FactEvent:
     recorded_at: datetime
     source: Source = "stated"
     withdraws: str | None = None  # the id of an earlier event this one takes back (see `timeline`)
+    trust: Trust = "trusted"
+    confirms: str | None = None  # the id of an untrusted event this one confirms (see `timeline`)
 
     def __post_init__(self) -> None:
         if self.op not in ("assert", "retract"):
@@ -199,12 +207,15 @@ def _close(spans: list[Span], holding: Span, at: datetime) -> tuple[str, datetim
 
 
 def _replay_slot(events: Sequence[FactEvent]) -> tuple[list[Span], dict[str, Decision]]:
-    """Replay events where at most one value holds at a time, in valid-time order."""
+    """Replay events where at most one value holds at a time, in valid-time order. An untrusted
+    event never changes a span a trusted event opened: it is held."""
     spans: list[Span] = []
     effects: dict[str, Decision] = {}
     holding: Span | None = None
     for event in sorted(events, key=_valid_order):
-        if holding is not None and holding.object_value == event.object_value:
+        if holding is not None and event.trust != "trusted" and holding.opened_by.trust == "trusted":
+            effects[event.id] = "held"
+        elif holding is not None and holding.object_value == event.object_value:
             if event.op == "assert":
                 holding = replace(holding, reinforced_by=holding.reinforced_by + (event,))
                 effects[event.id] = "reinforced"
@@ -223,19 +234,42 @@ def _replay_slot(events: Sequence[FactEvent]) -> tuple[list[Span], dict[str, Dec
     return spans, effects
 
 
+def withdrawn(events: Iterable[FactEvent]) -> set[str]:
+    """The ids of the events taken back by a withdrawal that stands: a withdrawal that is itself
+    withdrawn (a revert reverted) takes nothing back."""
+    by_target: dict[str, list[str]] = {}
+    for e in events:
+        if e.withdraws:
+            by_target.setdefault(e.withdraws, []).append(e.id)
+    out: dict[str, bool] = {}
+
+    def gone(event_id: str) -> bool:
+        if event_id not in out:
+            out[event_id] = False  # withdrawals only point back in time: no cycle, but never loop
+            out[event_id] = any(not gone(w) for w in by_target.get(event_id, ()))
+        return out[event_id]
+
+    return {target for target in by_target if gone(target)}
+
+
 def timeline(events: Iterable[FactEvent], cardinality: Cardinality) -> tuple[list[Span], dict[str, Decision]]:
     """The valid-time spans one subject+predicate's events imply, and what each event did (by event id).
 
     A withdrawal (an event with `withdraws`) takes an earlier event back: the timeline is replayed
     as if that event had never been learned, so a value it had superseded holds again. Re-extraction
-    withdraws what an older prompt read from a session and a newer one no longer finds; a retraction
-    instead says the value stopped holding at its `valid_from`."""
+    withdraws what an older prompt read from a session and a newer one no longer finds, an erase
+    rewinds what the erased evidence caused, `revert` undoes one change; a retraction instead says
+    the value stopped holding at its `valid_from`. A confirmation (`confirms`) makes an untrusted
+    event count as trusted; its own effect is what the confirmed event then does."""
     events = list(events)
     known = {e.id for e in events}
-    withdrawn = {e.withdraws for e in events if e.withdraws}
-    withdrawals: dict[str, Decision] = {e.id: ("retracted" if e.withdraws in known else "noop")
-                                        for e in events if e.withdraws}
-    events = [e for e in events if not e.withdraws and e.id not in withdrawn]
+    gone = withdrawn(events)
+    confirms = [e for e in events if e.confirms and not e.withdraws]
+    confirmed = {e.confirms for e in confirms if e.id not in gone}
+    side: dict[str, Decision] = {e.id: ("retracted" if e.withdraws in known else "noop")
+                                 for e in events if e.withdraws}
+    events = [replace(e, trust="trusted") if e.id in confirmed else e for e in events
+              if not e.withdraws and not e.confirms and e.id not in gone]
     if cardinality == "one":
         spans, effects = _replay_slot(events)
     else:  # each value is its own slot: a new value never ends another
@@ -245,7 +279,8 @@ def timeline(events: Iterable[FactEvent], cardinality: Cardinality) -> tuple[lis
             spans += value_spans
             effects.update(value_effects)
     spans.sort(key=lambda s: (s.valid_from, s.object_value))
-    effects.update(withdrawals)
+    effects.update(side)
+    effects.update({c.id: effects.get(c.confirms or "", "noop") if c.id not in gone else "noop" for c in confirms})
     return spans, effects
 
 
@@ -339,7 +374,7 @@ def holder(records: Iterable[FactRecord], step: FactPlan, event: FactEvent) -> F
     believed = [r for r in apply(records, step) if r.expired_at is None and r.object_value == event.object_value]
     if step.decision == "retracted":
         return next((r for r in believed if r.valid_to == event.valid_from), None)
-    if step.decision == "noop":
+    if step.decision in ("noop", "held"):
         return None
     return next((r for r in believed if r.valid_at(event.valid_from)), None)
 

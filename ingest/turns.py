@@ -277,10 +277,11 @@ class TurnWriter:
                 rows.append({
                     "id": p.id, "namespace": key[0], "session_id": key[1], "idx": count,
                     "role": p.message.role, "speaker": p.message.speaker, "text": p.message.text,
-                    "ts": p.message.ts, "external_id": p.message.external_id, "embedding": p.embedding,
-                    "passages": p.passages,
+                    "ts": p.message.ts, "external_id": p.message.external_id, "verbatim": p.message.verbatim,
+                    "embedding": p.embedding, "passages": p.passages,
                     "embedding_model": p.embedding_model, "fallback": p.fallback, "prev_id": prev,
                     "key_text": p.key, **attachment_columns(p.message.attachments),
+                    "trust": None if p.message.trust == "trusted" else p.message.trust,  # marked when untrusted
                 })
                 tails[key] = (count + 1, p.id)
                 ended = state[key]["ended_before"]

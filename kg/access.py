@@ -11,6 +11,8 @@ import hmac
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from kg.core.vocabulary import Trust
+
 LOCAL = "local"  # who erased, in an erasure record, when no key is in use (stdio, keys off)
 
 ALL = "*"
@@ -47,12 +49,26 @@ class Grant:
 OPEN = Grant(None)
 
 
+def _digest(key: str) -> str:
+    return key.lower() if key.lower().startswith("sha256:") else key_digest(key)
+
+
+def writer_trust(asked: Trust | None, key_trust: Trust) -> Trust:
+    """The trust a write is stored with: what the call asked (None: it did not say), unless the
+    caller's key writes untrusted content only; asking such a key for "trusted" is refused (403)."""
+    if key_trust == "untrusted":
+        if asked == "trusted":
+            raise AccessDenied(403, "trust: this API key writes untrusted content only ([http] untrusted_keys)")
+        return "untrusted"
+    return asked or "trusted"
+
+
 class Keyring:
-    def __init__(self, keys: Mapping[str, Sequence[str]]) -> None:
+    def __init__(self, keys: Mapping[str, Sequence[str]], untrusted: Sequence[str] = ()) -> None:
         self._digests: dict[str, frozenset[str]] = {}
         for key, namespaces in keys.items():
-            digest = key.lower() if key.lower().startswith("sha256:") else key_digest(key)
-            self._digests[digest] = frozenset(namespaces)
+            self._digests[_digest(key)] = frozenset(namespaces)
+        self._untrusted = frozenset(_digest(k) for k in untrusted)
 
     @property
     def enabled(self) -> bool:
@@ -72,3 +88,11 @@ class Keyring:
         if found is None:
             raise AccessDenied(401, "unknown API key")
         return OPEN if ALL in found else Grant(found)
+
+    def trust(self, presented: str | None) -> Trust:
+        """What a key's writes are: "untrusted" for a key of `[http] untrusted_keys` (tool output,
+        web pages, another agent), else "trusted". Call after `grant`: the key is known."""
+        if not presented or not self._untrusted:
+            return "trusted"
+        digest = key_digest(presented)
+        return "untrusted" if any(hmac.compare_digest(d, digest) for d in self._untrusted) else "trusted"

@@ -15,8 +15,10 @@ from kg.ingest.temporal import Origin
 from kg.ingest.turns import TurnWriter, VectorSink
 from kg.memory_erase import EraseFacade
 from kg.memory_export import ExportFacade
+from kg.memory_history import HistoryFacade
 from kg.memory_relationships import RelationshipsFacade
 from kg.memory_rules import RulesFacade
+from kg.memory_trust import TrustFacade
 from kg.memory_work import WorkFacade
 from kg.rerankers import reranker_source
 from kg.queries import facts as fact_queries
@@ -30,9 +32,10 @@ from kg.core.models import Attachment, IngestReport, Message, Turn, check_namesp
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
 from kg.core.requests import FactAssertion, FactHistoryQuery, FactQuery, SearchRequest
 from kg.core.values import native_props
+from kg.core.vocabulary import Trust
 
 
-class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade):
+class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade, HistoryFacade, TrustFacade):
     """The memory of a set of namespaces on one Neo4j: write turns, facts and corrections; ask by
     recipe, by time and by subject. `async with AsyncMemory() as memory: ...`; `Memory` is the same,
     synchronous."""
@@ -69,12 +72,14 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         speaker: str | None = None,
         session_id: str | None = None,
         attachments: Sequence[Attachment | Mapping[str, Any]] = (),
+        trust: Trust = "trusted",
     ) -> Turn:
         """Store one message. Without `session_id` it joins the namespace's current session, or
         opens a new one after `[session] gap_minutes` of silence. `attachments`: what was shared
-        with it ({kind, caption, url?}; the captions are searchable). Returns the stored turn."""
+        with it ({kind, caption, url?}; the captions are searchable). `trust="untrusted"`: tool
+        output, a web page, another agent's message (docs/trust.md). Returns the stored turn."""
         message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
-                          attachments=list(attachments))
+                          attachments=list(attachments), trust=trust)
         writer = self._turn_writer()
         await writer.write([message])
         turn_id = writer.stored_as.get(writer.ids.last_id or "", writer.ids.last_id)  # stored before: that turn
@@ -120,11 +125,13 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         prompt_version: str | None = None,
         subject_type: str = "other",
         object_type: str | None = None,
+        trust: Trust = "trusted",
     ) -> RememberResult:
         """Learn (`assert`) or unlearn (`retract`) that `subject predicate object` from `valid_from`
         (default: now), recorded at transaction time `recorded_at` (default: now). A functional
         predicate's new value supersedes the old one; the same value reinforces it; nothing is
-        deleted. `object_type` makes the object an entity. See docs/facts-over-time.md."""
+        deleted. `object_type` makes the object an entity. `trust="untrusted"`: it never ends or
+        changes a trusted fact until confirmed (docs/trust.md). See docs/facts-over-time.md."""
         fact = FactAssertion.of(locals())
         check_namespace(namespace)
         writer = FactWriter(self.store, self.settings, self.predicate_resolver)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kg.core.config import Settings
 from kg.core.limits import SessionId, Timestamp
 from kg.core.models import ATTACHMENTS_MAX, Attachment, Message, Role
+from kg.core.vocabulary import Trust
 
 
 class MessageIn(BaseModel):
@@ -25,6 +26,9 @@ class MessageIn(BaseModel):
     external_id: str | None = Field(None, max_length=200)
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX,
                                           description="What was shared with the message; captions are searchable.")
+    verbatim: str | None = Field(None, min_length=1, description="The message as the caller's framework shaped it "
+                                 "(e.g. JSON); stored with the turn and returned with it, never searched.")
+    trust: Trust = Field("trusted", description="untrusted: tool output, a web page, another agent's message")
 
 
 class FieldError(BaseModel):
@@ -72,8 +76,9 @@ def validation_detail(errors: Sequence[Any], prefix: Sequence[Any] = ()) -> list
 
 
 def validate_items(settings: Settings, namespace: str, items: Sequence[Any], field: str,
-                   session_id: str | None = None) -> tuple[list[Message], list[ItemResult]]:
-    """The valid items as messages of `namespace` (and `session_id`), and every item's verdict.
+                   session_id: str | None = None, key_trust: Trust = "trusted") -> tuple[list[Message], list[ItemResult]]:
+    """The valid items as messages of `namespace` (and `session_id`), and every item's verdict; a
+    caller whose key writes untrusted content (`key_trust`) stores untrusted messages only.
     ValueError: more than `[http] max_batch` items."""
     if len(items) > settings.http.max_batch:
         raise ValueError(f"{field}: at most {settings.http.max_batch} items per request ([http] max_batch)")
@@ -87,11 +92,14 @@ def validate_items(settings: Settings, namespace: str, items: Sequence[Any], fie
                        "message": "not allowed: the namespace is given for the whole batch"}]
         elif session_id is not None and item.get("session_id", session_id) != session_id:
             errors = [{"field": f"{field}[{i}].session_id", "message": "differs from the batch's session_id"}]
-        elif len(str(item.get("text", ""))) > settings.ingest.max_text_chars:
-            errors = [{"field": f"{field}[{i}].text", "message": f"longer than {settings.ingest.max_text_chars} "
+        elif key_trust == "untrusted" and item.get("trust", "untrusted") != "untrusted":
+            errors = [{"field": f"{field}[{i}].trust", "message": "this API key writes untrusted content only"}]
+        elif long := [k for k in ("text", "verbatim") if len(str(item.get(k) or "")) > settings.ingest.max_text_chars]:
+            errors = [{"field": f"{field}[{i}].{long[0]}", "message": f"longer than {settings.ingest.max_text_chars} "
                        "characters ([ingest] max_text_chars)"}]
         else:
-            data = {**item, "namespace": namespace} | ({"session_id": session_id} if session_id else {})
+            data = {**item, "namespace": namespace} | ({"session_id": session_id} if session_id else {}) \
+                | ({"trust": "untrusted"} if key_trust == "untrusted" else {})
             try:
                 messages.append(Message.model_validate(data))
             except ValidationError as exc:

@@ -26,12 +26,14 @@ from kg.client_errors import (  # noqa: F401 - the client's exceptions, importab
 from kg.core.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.job_models import Job
-from kg.core.models import Erasure, IngestReport, Message, Session, Turn
+from kg.core.models import IngestReport, Message, Session, Turn
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 from kg.core.requests import (
     CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request,
 )
+from kg.client_review import ReviewCalls
+from kg.core.vocabulary import Trust
 from kg.synchronous import Synchronous, twin
 
 T = TypeVar("T")
@@ -69,7 +71,13 @@ def _fields(model: type[Request], arguments: Mapping[str, Any]) -> dict[str, Any
     """`model`'s fields from a method's arguments, as JSON values and unvalidated: the server judges
     them and names a refused field in its 422 (`InvalidRequest`)."""
     return {name: to_jsonable_python(list(value) if isinstance(value, (tuple, list, Iterator)) else value)
-            for name in model.model_fields if (value := arguments[name]) is not None}
+            for name in model.model_fields if (value := arguments[name]) is not None and _said(name, value)}
+
+
+def _said(name: str, value: Any) -> bool:
+    """Trust is sent only when the caller lowered it: a key of `[http] untrusted_keys` refuses an
+    explicit "trusted", and writes untrusted content by default."""
+    return name != "trust" or value != "trusted"
 
 
 RETRY_WAIT_MAX_S = 10.0  # a longer Retry-After is not waited for: the error goes to the caller
@@ -88,10 +96,11 @@ def _retry_after(response: httpx.Response) -> float | None:
 
 
 def _wire(message: Message) -> dict[str, Any]:
-    return message.model_dump(mode="json", exclude={"namespace"}, exclude_none=True)
+    exclude = {"namespace"} | ({"trust"} if message.trust == "trusted" else set())
+    return message.model_dump(mode="json", exclude=exclude, exclude_none=True)
 
 
-class AsyncClient:
+class AsyncClient(ReviewCalls):
     """`AsyncMemory` over HTTP. `transport` swaps httpx's transport (e.g. `httpx.ASGITransport`)."""
 
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 60.0,
@@ -143,8 +152,9 @@ class AsyncClient:
 
     # -- write ------------------------------------------------------------------------------
     async def add_message(self, namespace: str, role: str, text: str, ts: datetime, speaker: str | None = None,
-                          session_id: str | None = None) -> Turn:
-        message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id)
+                          session_id: str | None = None, trust: Trust = "trusted") -> Turn:
+        message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
+                          trust=trust)
         await self._call("POST", self._ns(namespace, "/messages"), json={"messages": [_wire(message)]})
         candidates = [session_id] if session_id else [s.id for s in await self.sessions(namespace, limit=5)]
         for sid in candidates:
@@ -211,7 +221,7 @@ class AsyncClient:
                      recorded_at: datetime | None = None, op: Literal["assert", "retract"] = "assert",
                      source: Literal["stated", "observed", "inferred", "system"] = "stated",
                      evidence_turn_ids: Iterable[str] = (), subject_type: str = "other",
-                     object_type: str = "other") -> RelateResult:
+                     object_type: str = "other", trust: Trust = "trusted") -> RelateResult:
         body = _fields(RelationshipAssertion, locals())
         return await self._call("POST", self._ns(namespace, "/relationships"), RelateResult, json=body)
 
@@ -221,23 +231,14 @@ class AsyncClient:
         return await self._call("GET", self._ns(namespace, "/relationships"), list[RelationshipView],
                                 params=_query(**_fields(RelationshipQuery, locals())))
 
-    # -- forgetting -----------------------------------------------------------------------------
-    async def erase_session(self, namespace: str, session_id: str) -> Erasure:
-        return await self._call("DELETE", self._ns(namespace, f"/sessions/{quote(session_id, safe='')}"), Erasure)
-
-    async def erase_subject(self, namespace: str, subject: str) -> Erasure:
-        return await self._call("DELETE", self._ns(namespace, f"/subjects/{quote(subject, safe='')}"), Erasure)
-
-    async def erase_namespace(self, namespace: str) -> Erasure:
-        return await self._call("DELETE", self._ns(namespace), Erasure)
-
     # -- facts over time ----------------------------------------------------------------------
     async def remember(self, namespace: str, subject: str, predicate: str, object: str,
                        valid_from: datetime | None = None, recorded_at: datetime | None = None,
                        source: Literal["stated", "observed", "inferred", "system"] = "stated",
                        op: Literal["assert", "retract"] = "assert", evidence_turn_ids: Iterable[str] = (),
                        extractor: str | None = None, prompt_version: str | None = None,
-                       subject_type: str = "other", object_type: str | None = None) -> RememberResult:
+                       subject_type: str = "other", object_type: str | None = None,
+                       trust: Trust = "trusted") -> RememberResult:
         _unsupported(extractor=extractor, prompt_version=prompt_version)
         return await self._call("POST", self._ns(namespace, "/facts"), RememberResult,
                                 json=_fields(FactAssertion, locals()))
@@ -287,7 +288,8 @@ class AsyncClient:
     async def add_correction(self, namespace: str, session_id: str, rule_text: str,
                              original_behavior: str | None = None, corrected_behavior: str | None = None,
                              correction_type: str = "preference", seen_at: datetime | None = None,
-                             evidence_turn_ids: Iterable[str] = (), confidence: float | None = None) -> CorrectionResult:
+                             evidence_turn_ids: Iterable[str] = (), confidence: float | None = None,
+                             trust: Trust = "trusted") -> CorrectionResult:
         return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult,
                                 json=_fields(CorrectionReport, locals()))
 
@@ -384,8 +386,13 @@ class Client(Synchronous):
     job = twin(AsyncClient.job)
     retry_job = twin(AsyncClient.retry_job)
     erase_session = twin(AsyncClient.erase_session)
+    erase_turn = twin(AsyncClient.erase_turn)
     erase_subject = twin(AsyncClient.erase_subject)
     erase_namespace = twin(AsyncClient.erase_namespace)
+    explain = twin(AsyncClient.explain)
+    changes = twin(AsyncClient.changes)
+    revert = twin(AsyncClient.revert)
+    confirm = twin(AsyncClient.confirm)
 
 
 async def _make(*args: Any) -> AsyncClient:

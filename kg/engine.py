@@ -53,6 +53,9 @@ class Engine:
         self._llm_hooks: list[Any] = []  # the hooks above that open() set from [memory.indexing] backend
         self._waiting = False  # started (`start`) before the database could be reached
         self._reopening: asyncio.Task[None] | None = None
+        # the event loop that owns the database connection, once open: a door used from other threads
+        # (the LangGraph store's sync calls) hands its work to it
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def open(self, warm: bool = False) -> None:
         """Connect (starting the managed local Neo4j when no URI is configured), make the
@@ -81,6 +84,7 @@ class Engine:
             await store.close()
             raise
         self._store = store
+        self.loop = asyncio.get_running_loop()
         if llm_configured(self.settings):  # the three hooks left None get their LLM implementation
             self._install_llm_hooks()
 
@@ -136,6 +140,7 @@ class Engine:
         if self._store is not None:
             await self._store.close()
             self._store = None
+            self.loop = None
 
     @property
     def store(self) -> Store:

@@ -1,23 +1,30 @@
-"""`AsyncMemory`'s forgetting: `erase_session`, `erase_subject`, `erase_namespace`.
+"""`AsyncMemory`'s forgetting: `erase_session`, `erase_turn`, `erase_subject`, `erase_namespace`.
 
 Unlike `remember(..., op="retract")`, which keeps the history, an erase deletes the content
-physically and leaves only an `(:Erasure)` record without it (see docs/forgetting.md).
+physically, undoes what it caused (`kg.ingest.forget`: a fact it ended holds again, a rule it
+helped graduate steps down, an alias it taught goes) and leaves only an `(:Erasure)` record
+without content (see docs/forgetting.md).
 """
 
 from __future__ import annotations
 
-from kg.engine import Engine
 import hashlib
 import json
+import logging
 import uuid
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any, Mapping
 
+from kg.access import LOCAL
 from kg.core.facts_models import entity_key
 from kg.core.models import EraseScope, Erasure, check_namespace
 from kg.core.store import Tx
-from kg.access import LOCAL
 from kg.core.values import native
+from kg.engine import Engine
+from kg.ingest.forget import Erased, Forgetting, ids_in
+
+log = logging.getLogger(__name__)
 
 
 def target_hash(namespace: str, scope: EraseScope, target: str) -> str:
@@ -25,20 +32,11 @@ def target_hash(namespace: str, scope: EraseScope, target: str) -> str:
     return "sha256:" + hashlib.sha256(f"{namespace}\x1f{scope}\x1f{target}".encode()).hexdigest()
 
 
-def _ids(groups: Iterable[Any]) -> set[str]:
-    out: set[str] = set()
-    for group in groups:
-        if isinstance(group, str):
-            out.add(group)
-        elif group:
-            out |= _ids(group)
-    return out
-
-
 def _erasure(row: Mapping[str, Any]) -> Erasure:
     props = dict(row)
     props["erased_at"] = native(props["erased_at"])
     props["counts"] = json.loads(props["counts"])
+    props["restored"] = json.loads(props.get("restored") or "{}")
     return Erasure.model_validate(props)
 
 
@@ -46,66 +44,120 @@ async def _orphans(tx: Tx, entity_ids: set[str], counts: Counter[str]) -> None:
     if not entity_ids:
         return
     [row] = await tx.run("queries/erase_orphans", entity_ids=sorted(entity_ids))
-    counts.update({"FactSlot": row["slots"], "Entity": row["entities"], "EntityName": row["names"],
-                   "NameKey": row["name_keys"], "Identifier": row["identifiers"]})
+    counts.update({"FactSlot": row["slots"], "RelationSlot": row["relation_slots"], "Entity": row["entities"],
+                   "EntityName": row["names"], "NameKey": row["name_keys"], "Identifier": row["identifiers"]})
 
 
-async def _record(tx: Tx, namespace: str, scope: EraseScope, target: str, by: str, counts: Counter[str]) -> Erasure:
-    kept = {k: v for k, v in sorted(counts.items()) if v}
-    [row] = await tx.run("queries/erasure_record", id=f"era_{uuid.uuid4().hex}", namespace=namespace, scope=scope,
-                         target_hash=target_hash(namespace, scope, target), by=by, counts=json.dumps(kept))
+async def _record(tx: Tx, erasure_id: str, namespace: str, scope: EraseScope, target: str, by: str,
+                  done: Erased) -> Erasure:
+    counts = {k: v for k, v in sorted(done.counts.items()) if v}
+    restored = {k: v for k, v in sorted(done.restored.items()) if v}
+    [row] = await tx.run("queries/erasure_record", id=erasure_id, namespace=namespace, scope=scope,
+                         target_hash=target_hash(namespace, scope, target), by=by, counts=json.dumps(counts),
+                         restored=json.dumps(restored))
     return _erasure(row["erasure"])
+
+
+def _new_id() -> str:
+    return f"era_{uuid.uuid4().hex}"
 
 
 class EraseFacade(Engine):
     """Mixed into `AsyncMemory`, which provides `store`."""
 
-
     async def erase_session(self, namespace: str, session_id: str, by: str = LOCAL) -> Erasure:
-        """Delete a session, its turns (and context keys), summaries, decisions and jobs. Facts, fact
-        events, corrections and relationships whose only evidence was this session go with it; those
-        with evidence elsewhere keep it and lose only their links here. Entities nothing refers to
-        any more go too. KeyError: no such session."""
+        """Delete a session, its turns (and context keys), summaries, decisions and jobs, and undo what
+        it caused: facts, fact events, relationships and corrections whose only evidence it was go,
+        and every fact or relationship they had ended or superseded holds again (a rewind event says
+        why); corrections also stated elsewhere are graduated again from what is left; entities lose
+        the aliases and attributes only it taught, and go when nothing refers to them any more.
+        KeyError: no such session."""
         check_namespace(namespace)
+        erasure_id = _new_id()
+        forgetting = Forgetting(self.store, self.settings)
 
         async def work(tx: Tx) -> Erasure:
             found = await tx.run("queries/erase_session_find", namespace=namespace, session_id=session_id)
             if not found:
                 raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
-            turn_ids, touched = found[0]["turn_ids"], set(found[0]["mentioned"])
-            params = dict(namespace=namespace, session_id=session_id, turn_ids=turn_ids)
-            counts: Counter[str] = Counter()
-            for row in await tx.run("queries/erase_session_evidenced", **params):
-                counts[row["label"]] += row["erased"]
-                touched |= _ids(row["ends"])
-            [row] = await tx.run("queries/erase_session_corrections", **params)
-            counts.update({"Correction": row["erased"], "CorrectionCluster": row["clusters"]})
-            [row] = await tx.run("queries/erase_session_relationships", **params)
-            counts["RELATES_TO"] += row["erased"]
-            touched |= _ids(row["ends"])
-            [row] = await tx.run("queries/erase_session_nodes", **params)
-            counts.update({"Summary": row["summaries"], "Decision": row["decisions"], "Job": row["jobs"],
-                           "Turn": row["turns"], "Session": 1})
-            await _orphans(tx, touched, counts)
-            return await _record(tx, namespace, "session", session_id, by, counts)
+            turn_ids, mentioned = found[0]["turn_ids"], set(found[0]["mentioned"])
+            done = await forgetting.evidence(tx, namespace, erasure_id, "session", turn_ids, session_id, True)
+            [row] = await tx.run("queries/erase_session_nodes", namespace=namespace, session_id=session_id)
+            done.counts.update({"Summary": row["summaries"], "Decision": row["decisions"], "Job": row["jobs"],
+                                "Turn": row["turns"], "Session": 1})
+            await _orphans(tx, done.touched | mentioned, done.counts)
+            await forgetting.entities(tx, namespace, mentioned, done)
+            return await _record(tx, erasure_id, namespace, "session", session_id, by, done)
 
         return await self.store.transaction(work)
 
+    async def erase_turn(self, namespace: str, turn_id: str, by: str = LOCAL) -> Erasure:
+        """Delete one message and undo what it caused, as `erase_session` does for a session: what
+        only it evidenced goes and is rewound, a correction only it stated leaves its session, the
+        entities it mentioned are rebuilt from what remains. Its session's summaries and context keys
+        quoted it: they are deleted and made again from the turns left (a session left with no turn
+        goes). KeyError: no such turn."""
+        check_namespace(namespace)
+        erasure_id = _new_id()
+        forgetting = Forgetting(self.store, self.settings)
+        resummarize: tuple[str, bool] | None = None
+
+        async def work(tx: Tx) -> tuple[Erasure, tuple[str, bool] | None]:
+            found = await tx.run("queries/erase_turn_find", namespace=namespace, turn_id=turn_id)
+            if not found:
+                raise KeyError(f"no turn {turn_id!r} in namespace {namespace!r}")
+            session_id, mentioned = found[0]["session_id"], set(found[0]["mentioned"])
+            only = found[0]["turns"] <= 1
+            done = await forgetting.evidence(tx, namespace, erasure_id, "turn", [turn_id], session_id, only)
+            if only:
+                [row] = await tx.run("queries/erase_session_nodes", namespace=namespace, session_id=session_id)
+                done.counts.update({"Summary": row["summaries"], "Decision": row["decisions"], "Job": row["jobs"],
+                                    "Session": 1})
+            else:
+                [row] = await tx.run("queries/erase_turn_nodes", namespace=namespace, session_id=session_id,
+                                     turn_id=turn_id)
+                done.counts.update({"Summary": row["summaries"], "Job": row["jobs"]})
+                await tx.run("queries/session_renumber", namespace=namespace, sessions=[session_id])
+            done.counts["Turn"] += 1
+            await _orphans(tx, done.touched | mentioned, done.counts)
+            await forgetting.entities(tx, namespace, mentioned, done)
+            again = (session_id, found[0]["status"] == "closed") if found[0]["summarized"] and not only else None
+            return await _record(tx, erasure_id, namespace, "turn", turn_id, by, done), again
+
+        erasure, resummarize = await self.store.transaction(work)
+        if resummarize is not None:  # outside the erase: a summarizer may call an LLM
+            session_id, closed = resummarize
+            try:
+                async with self.open_summarizer() as summarizer:
+                    await summarizer.summarize(namespace, session_id, datetime.now(timezone.utc), open_=not closed)
+            except Exception as exc:  # noqa: BLE001 - the session is due again: the next sweep summarizes it
+                log.warning("summarizing session again after a turn erase failed (%s); it is due again",
+                            type(exc).__name__)
+        return erasure
+
     async def erase_subject(self, namespace: str, subject: str, by: str = LOCAL) -> Erasure:
         """Delete every fact and fact event about `subject` (named as `remember` names it) and its
-        fact slots, the facts that have it as their object, and its relationships; the entity too
-        when nothing else (a turn's mention) refers to it. KeyError: no such subject."""
+        fact slots, the facts that have it as their object, and its relationships both ways; the
+        other subjects' facts and relationships it had ended hold again (rewound); the entity goes
+        too when nothing else (a turn's mention) refers to it. KeyError: no such subject."""
         check_namespace(namespace)
         key = entity_key(subject)
+        erasure_id = _new_id()
+        forgetting = Forgetting(self.store, self.settings)
 
         async def work(tx: Tx) -> Erasure:
+            [rel] = await tx.run("queries/erase_subject_relations", namespace=namespace, key=key)
             [row] = await tx.run("queries/erase_subject", namespace=namespace, key=key)
             if not row["subjects"]:
                 raise KeyError(f"no subject {subject!r} in namespace {namespace!r}")
-            counts: Counter[str] = Counter({"Fact": row["facts"], "FactEvent": row["events"],
-                                            "RELATES_TO": row["relationships"], "FactSlot": row["slots"]})
-            await _orphans(tx, set(row["subject_ids"]) | set(row["touched"]), counts)
-            return await _record(tx, namespace, "subject", key, by, counts)
+            done = Erased()
+            done.counts.update({"Fact": row["facts"], "FactEvent": row["events"], "RELATES_TO": row["relationships"],
+                                "FactSlot": row["slots"], "RelationEvent": rel["events"],
+                                "RelationSlot": rel["slots_erased"]})
+            await forgetting.rewind_facts(tx, namespace, erasure_id, "subject", row["holder_slots"], done)
+            await forgetting.rewind_relationships(tx, namespace, erasure_id, "subject", rel["slots"], done)
+            await _orphans(tx, set(row["subject_ids"]) | ids_in(row["touched"]), done.counts)
+            return await _record(tx, erasure_id, namespace, "subject", key, by, done)
 
         return await self.store.transaction(work)
 
@@ -116,11 +168,11 @@ class EraseFacade(Engine):
         rows = await self.store.read("queries/erase_namespace_counts", namespace=namespace)
         if not rows:
             raise KeyError(f"namespace {namespace!r} holds no data")
-        counts: Counter[str] = Counter({r["label"]: r["nodes"] for r in rows})
+        done = Erased(counts=Counter({r["label"]: r["nodes"] for r in rows}))
         await self.store.autocommit("queries/erase_namespace", namespace=namespace)
 
         async def work(tx: Tx) -> Erasure:
-            return await _record(tx, namespace, "namespace", namespace, by, counts)
+            return await _record(tx, _new_id(), namespace, "namespace", namespace, by, done)
 
         return await self.store.transaction(work)
 

@@ -11,6 +11,7 @@ from kg.core.export_format import ImportReport
 from kg.core.facts_models import entity_key
 from kg.core.models import check_namespace
 from kg.engine import Engine
+from kg.ingest.reembed import embed_missing
 
 BATCH = 500
 
@@ -63,7 +64,9 @@ class ExportFacade(Engine):
             for n in nodes[start:start + BATCH]:
                 props = {k: fmt.remap(fmt.decode(v), ids) for k, v in n["props"].items()}
                 props["namespace"] = namespace
-                rows.append({"ref": n["ref"], "labels": n["labels"], "props": props,
+                vectors = fmt.usable_vectors(props, self.embedder.name)
+                props = {k: v for k, v in props.items() if not fmt.is_vector(k)}
+                rows.append({"ref": n["ref"], "labels": n["labels"], "props": props, "vectors": vectors,
                              "keys": fmt.identity(n["labels"], props)})
             for row in await self.store.write("queries/import_nodes", namespace=namespace, rows=rows):
                 refs[row["ref"]] = row["node"]
@@ -78,6 +81,9 @@ class ExportFacade(Engine):
                              "keys": ["id"] if "id" in props else sorted(props)})
             [row] = await self.store.write("queries/import_edges", rows=rows)
             report.edges_created += row["created"] or 0
+        # what searches read that the file did not carry (exported without vectors, or from another
+        # embedder) is embedded again by the code that embeds it everywhere else (kg.ingest.reembed)
+        report.embedded = await embed_missing(self.store, self.embedder, self.settings, namespace)
         return report
 
 

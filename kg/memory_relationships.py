@@ -10,6 +10,7 @@ from typing import Iterable, Literal
 from kg.ingest.relationships import RelationshipWriter
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.requests import RelationshipAssertion, RelationshipQuery
+from kg.core.vocabulary import Trust
 from kg.queries import relationships as relationship_queries
 
 
@@ -30,12 +31,14 @@ class RelationshipsFacade(Engine):
         evidence_turn_ids: Iterable[str] = (),
         subject_type: str = "other",
         object_type: str = "other",
+        trust: Trust = "trusted",
     ) -> RelateResult:
         """Learn (`assert`) or unlearn (`retract`) that `subject -[type]-> object` from `valid_from`
         (default: now), recorded at transaction time `recorded_at` (default: now). For a one-to-one
         type (`works_for`, `married_to`, ... and `[memory.relationships]`), a new object ends the
         subject's previous one of that type from `valid_from`; other types end only by a retraction.
-        Only the subject's edges of this type are ever touched."""
+        Only the subject's edges of this type are ever touched. `trust="untrusted"` (tool output,
+        another agent): it never ends a trusted edge until confirmed (docs/trust.md)."""
         return await RelationshipWriter(self.store, self.settings).relate(namespace, RelationshipAssertion.of(locals()))
 
     async def relationships(

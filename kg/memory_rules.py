@@ -7,6 +7,8 @@ from kg.engine import Engine
 from datetime import datetime
 from typing import Iterable
 
+from kg.core.vocabulary import Trust
+
 from kg.core.correction_models import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
@@ -31,10 +33,13 @@ class RulesFacade(Engine):
         seen_at: datetime | None = None,
         evidence_turn_ids: Iterable[str] = (),
         confidence: float | None = None,
+        trust: Trust = "trusted",
     ) -> CorrectionResult:
         """Record that the user corrected the agent in `session_id` (the extractor's path too). Decides
         added / reinforced / invalidated / noop against the namespace's similar corrections and
-        graduates the affected one. A session not stored yet is created. See docs/corrections.md."""
+        graduates the affected one. A session not stored yet is created. An untrusted one
+        (`trust="untrusted"`) never reinforces, invalidates or graduates until confirmed (`confirm`).
+        See docs/corrections.md."""
         from kg.ingest.corrections.writer import CorrectionWriter  # here: importing it first must not cycle via kg
 
         correction = CorrectionReport.of(locals())

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kg.core.models import Role, Session, Turn, attachments_of
+from kg.core.vocabulary import Trust
 from kg.core.recall_models import Summary, summary_from_props
 from kg.core.store import Store
 from kg.core.values import native_props
@@ -163,12 +164,12 @@ async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
 
 def _turn(tid: str, namespace: str, session_id: str, idx: int, role: Role, speaker: str | None, text: str, ts: int,
           external_id: str | None, model: str | None, kinds: list[str] | None = None,
-          captions: list[str] | None = None, urls: list[str] | None = None) -> Turn:
+          captions: list[str] | None = None, urls: list[str] | None = None, trust: Trust | None = None) -> Turn:
     """A turn from the columns the hydrating queries return (`ts` in epoch µs; the attachments as
-    the node's parallel lists, `kg.core.models.attachment_columns`)."""
+    the node's parallel lists, `kg.core.models.attachment_columns`; the trust of an untrusted one)."""
     return Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
                 text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model,
-                attachments=attachments_of(kinds, captions, urls))
+                attachments=attachments_of(kinds, captions, urls), trust=trust or "trusted")
 
 
 async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict[str, tuple[Session, Summary | None]]:

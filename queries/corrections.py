@@ -63,6 +63,8 @@ async def core_rules(store: Store, cfg: CorrectionSettings, namespace: str, at: 
                                 include_invalidated=False, id=None, limit=_BROWSE_LIMIT)
         for row in rows:
             view = _view(row, when, cfg)
+            if view.trust != "trusted":  # never in a prompt until a person confirmed it
+                continue
             standing = status_at(_state(view.model_dump()), max(when, view.last_seen_at), cfg)
             if standing == "rule":
                 rules.append(view.model_copy(update={"status": standing}))

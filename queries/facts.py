@@ -50,6 +50,7 @@ def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None, cfg: 
     return FactView.model_validate({
         **fact, "subject": row["subject"], "object_entity_id": row["object_entity_id"],
         "superseded_by": row["superseded_by"], "status": status, "confidence": confidence,
+        **{k: native_props(row[k]) for k in ("recorded_by", "expired_by") if row.get(k)},
     })
 
 

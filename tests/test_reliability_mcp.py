@@ -131,6 +131,7 @@ OUTAGE_CALLS: dict[str, dict[str, Any]] = {
     "add_correction": {"session_id": "s1", "rule_text": "Always answer in French."},
     "confirm_rule": {"correction_id": "c-1"}, "forget": {"scope": "session", "target": "s1"},
     "relationships_as_of": {"subject": "user"}, "relate": {"subject": "Ana", "type": "works_for", "object": "Acme"},
+    "why": {"id": "fact_1"}, "changes": {}, "revert": {"event_id": "fev_1"}, "confirm": {"id": "fev_1"},
 }
 
 

@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,9 @@ from kg.ingest.temporal import (
     history,
     holds,
     plan,
+    timeline,
     versions,
+    withdrawn,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -328,3 +331,37 @@ def test_dev_set_replay_is_exact_on_every_query_kind() -> None:
                           "out_of_order"}
     assert accuracy == {kind: 1.0 for kind in total}, (accuracy, wrong[:10])
 
+
+
+def _event(id: str, value: str, day: float, recorded: float, op: Op = "assert", **extra: Any) -> FactEvent:
+    return FactEvent(id=id, op=op, subject="user:ann", predicate="lives_in", object_value=value,
+                     valid_from=at(day), recorded_at=at(recorded), **extra)
+
+
+def test_an_untrusted_event_is_held_against_a_trusted_value_until_confirmed() -> None:
+    trusted = _event("a", "Lisbon", 1, 1)
+    paris = _event("b", "Paris", 5, 5, trust="untrusted")
+    spans, effects = timeline([trusted, paris], "one")
+    assert [(s.object_value, s.valid_to) for s in spans] == [("Lisbon", None)] and effects["b"] == "held"
+    retract = _event("c", "Lisbon", 6, 6, op="retract", trust="untrusted")
+    assert timeline([trusted, paris, retract], "one")[1]["c"] == "held"  # nor retracts it
+    confirm = _event("d", "Paris", 7, 7, confirms="b", op="retract")
+    spans, effects = timeline([trusted, paris, confirm], "one")
+    assert [(s.object_value, s.valid_to) for s in spans] == [("Lisbon", at(5)), ("Paris", None)]
+    assert effects["d"] == effects["b"] == "superseded"
+    alone = timeline([paris, _event("e", "Rome", 9, 9, trust="untrusted")], "one")[0]  # untrusted ends untrusted
+    assert [s.object_value for s in alone] == ["Paris", "Rome"]
+    later = timeline([paris, _event("f", "Oslo", 9, 9)], "one")[0]  # trusted ends untrusted
+    assert [(s.object_value, s.opened_by.trust) for s in later] == [("Paris", "untrusted"), ("Oslo", "trusted")]
+
+
+def test_a_withdrawal_withdrawn_takes_nothing_back() -> None:
+    porto, lisbon = _event("a", "Porto", 1, 1), _event("b", "Lisbon", 5, 5)
+    revert = _event("r1", "Lisbon", 6, 6, op="retract", withdraws="b")
+    undo = _event("r2", "Lisbon", 7, 7, op="retract", withdraws="r1")
+    assert withdrawn([porto, lisbon, revert]) == {"b"}
+    assert [s.object_value for s in timeline([porto, lisbon, revert], "one")[0]] == ["Porto"]
+    assert withdrawn([porto, lisbon, revert, undo]) == {"r1"}
+    assert [s.object_value for s in timeline([porto, lisbon, revert, undo], "one")[0]] == ["Porto", "Lisbon"]
+    rewind = _event("w", "", 8, 8, op="retract", withdraws="era_gone")  # an erase: its target is gone
+    assert timeline([porto, rewind], "one")[1]["w"] == "noop"

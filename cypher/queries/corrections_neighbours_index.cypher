@@ -1,8 +1,9 @@
-// Approximate (HNSW) neighbours, over-fetched then filtered to the namespace's live corrections.
+// Approximate (HNSW) neighbours, over-fetched then filtered to the namespace's live corrections of
+// one trust level.
 // Neo4j scores cosine as (1 + cos) / 2; `similarity` is the cosine itself, in [-1, 1].
 CALL db.index.vector.queryNodes('correction_embedding', $fetch, $vector) YIELD node AS c, score
 WITH c, 2 * score - 1 AS similarity
-WHERE c.namespace = $namespace AND c.invalidated_at IS NULL AND similarity >= $min_similarity
+WHERE c.namespace = $namespace AND c.invalidated_at IS NULL AND coalesce(c.trust, 'trusted') = $trust AND similarity >= $min_similarity
 ORDER BY similarity DESC, c.id
 LIMIT $k
 RETURN c {.id, .rule_key, .rule_text, .status, .reinforcement_count, .confidence, .half_life_days,

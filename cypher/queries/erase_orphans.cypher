@@ -1,6 +1,6 @@
-// After an erase: the fact slots about these entities left empty go, then the entities nothing
-// refers to any more (no mention, fact, slot or relationship), with their names, and the name keys
-// and identifiers no other entity holds.
+// After an erase: the fact and relationship slots about these entities left empty go, then the
+// entities nothing refers to any more (no mention, fact, slot or relationship), with their names,
+// and the name keys and identifiers no other entity holds.
 UNWIND $entity_ids AS id
 MATCH (e:Entity {id: id})
 CALL (e) {
@@ -9,8 +9,14 @@ CALL (e) {
   DETACH DELETE slot
   RETURN count(slot) AS slots
 }
-WITH collect(e) AS entities, sum(slots) AS slots
-WITH slots, [e IN entities WHERE NOT EXISTS { ()-[:MENTIONS|SUBJECT|OBJECT|ABOUT]->(e) }
+CALL (e) {
+  OPTIONAL MATCH (slot:RelationSlot)-[:ABOUT]->(e)
+  WHERE NOT (slot)-[:HAS_EVENT]->()
+  DETACH DELETE slot
+  RETURN count(slot) AS relation_slots
+}
+WITH collect(e) AS entities, sum(slots) AS slots, sum(relation_slots) AS relation_slots
+WITH slots, relation_slots, [e IN entities WHERE NOT EXISTS { ()-[:MENTIONS|SUBJECT|OBJECT|ABOUT]->(e) }
                              AND NOT EXISTS { (e)-[:RELATES_TO]-() }] AS doomed
 CALL (doomed) {
   UNWIND doomed AS e
@@ -35,4 +41,4 @@ CALL (keys) {
   DETACH DELETE k
   RETURN sum(CASE WHEN is_key THEN 1 ELSE 0 END) AS name_keys, sum(CASE WHEN is_key THEN 0 ELSE 1 END) AS identifiers
 }
-RETURN slots, entities, names, name_keys, identifiers
+RETURN slots, relation_slots, entities, names, name_keys, identifiers

@@ -1,6 +1,8 @@
 // Everything held about one subject (entities of that key): the facts and events of its slots and
 // the slots, the facts that have it as their object with the events asserting that value, and its
-// relationships. Returns the counts and the other entities touched, for the orphan check.
+// relationships (their events went with erase_subject_relations). Returns the counts, the other
+// entities touched (for the orphan check) and the other subjects' fact slots that lost the events
+// asserting it as their value: they are replayed next (a value it had superseded holds again).
 MATCH (e:Entity {namespace: $namespace, key: $key})
 WITH collect(e) AS subjects
 CALL (subjects) {
@@ -18,7 +20,8 @@ CALL (asserted) {
   UNWIND asserted AS pair
   WITH pair[0] AS slot, pair[1] AS value
   MATCH (slot)-[:HAS_EVENT]->(ev:FactEvent {object_value: value})
-  RETURN collect(DISTINCT ev) AS object_events
+  RETURN collect(DISTINCT ev) AS object_events,
+         collect(DISTINCT {subject_key: slot.subject_key, predicate: slot.predicate}) AS holder_slots
 }
 CALL (asserted) {
   UNWIND asserted AS pair
@@ -65,4 +68,5 @@ CALL (slots) {
   RETURN count(slot) AS slots_erased
 }
 RETURN size(subjects) AS subjects, [e IN subjects | e.id] AS subject_ids, facts, events,
-       relationships_erased AS relationships, slots_erased AS slots, others + holders + objects AS touched
+       relationships_erased AS relationships, slots_erased AS slots, others + holders + objects AS touched,
+       [x IN holder_slots WHERE NOT x.subject_key = $key] AS holder_slots

@@ -1,7 +1,7 @@
 // Stage 2 of two-stage retrieval on large namespaces: exact cosine inside the chosen sessions (on its own
 // key a long turn scores its best part, as in retrieval_vector_exact).
 // One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score, follows_question,
-// role, text, external_id, embedding_model, attachment_kinds, attachment_captions, attachment_urls] in
+// role, text, external_id, embedding_model, attachment_kinds, attachment_captions, attachment_urls, trust] in
 // rank order: the final turns all come from these sessions, so most need no separate hydration.
 MATCH (t:Turn)
 WHERE t.namespace = $namespace AND t.session_id IN $sessions AND t.idx IS NOT NULL
@@ -18,4 +18,4 @@ ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
                 coalesce(t.follows_question, false), t.role, t.text, t.external_id, t.embedding_model,
-                t.attachment_kinds, t.attachment_captions, t.attachment_urls]) AS rows
+                t.attachment_kinds, t.attachment_captions, t.attachment_urls, t.trust]) AS rows

@@ -77,6 +77,8 @@ class _Job:
     async def plan(cls, rows: Sequence[Mapping[str, Any]], cfg: CorrectionSettings, namespace: str, at: datetime,
                    labeler: ClusterLabeler | None) -> "_Job":
         job = cls(rows, cfg, namespace, at)
+        if not job.order:  # no (trusted) live correction: nothing to cluster
+            return job
         members = [job._member(job.rows[i]) for i in job.order]
         vectors = np.array([job.rows[i]["embedding"] for i in job.order], dtype=np.float32).reshape(len(members), -1)
         if len(members):

@@ -78,13 +78,15 @@ class CorrectionWriter:
             "corrected_behavior": _clean(correction.corrected_behavior),
             "confidence": confidence if confidence is not None else confidence_for(correction_type, self.cfg),
             "half_life_days": half_life_for(correction_type, self.cfg), "embedding_model": self.embedder.name,
-            **(provenance or {}),
+            "trust": None if correction.trust == "trusted" else correction.trust, **(provenance or {}),
         }
+        trust = correction.trust
 
         judged: tuple[Any, CorrectionPlan] | None = None
         if self.judge is not None:
             [count] = await self.store.read("queries/corrections_live_count", namespace=namespace)
-            seen_neighbours, _ = await self._neighbours(self.store.read, namespace, session_id, vector, count["live"])
+            seen_neighbours, _ = await self._neighbours(self.store.read, namespace, session_id, vector, count["live"],
+                                                        trust)
             verdict = await self.judge.judge(candidate, seen_neighbours)
             plan = plan_from_verdict(verdict, candidate, seen_neighbours, self.judge.name) if verdict else None
             if plan is not None:
@@ -92,7 +94,7 @@ class CorrectionWriter:
 
         async def work(tx: Tx) -> CorrectionResult:
             [lock] = await tx.run("queries/corrections_lock", namespace=namespace, bump=1)
-            neighbours, stored = await self._neighbours(tx.run, namespace, session_id, vector, lock["live"])
+            neighbours, stored = await self._neighbours(tx.run, namespace, session_id, vector, lock["live"], trust)
             if judged is not None and judged[0] == fingerprint(neighbours):
                 plan = judged[1]
             else:
@@ -103,10 +105,12 @@ class CorrectionWriter:
             return await work(tx)
         return await self.store.transaction(work)
 
-    async def _neighbours(self, run: Any, namespace: str, session_id: str, vector: list[float], live: int
-                          ) -> tuple[list[Neighbour], dict[str, Mapping[str, Any]]]:
+    async def _neighbours(self, run: Any, namespace: str, session_id: str, vector: list[float], live: int,
+                          trust: str) -> tuple[list[Neighbour], dict[str, Mapping[str, Any]]]:
+        """The live corrections of the candidate's trust level near it: an untrusted statement never
+        meets a trusted one (it can neither reinforce nor invalidate it)."""
         cfg = self.cfg
-        params = dict(namespace=namespace, session_id=session_id, vector=vector, k=cfg.neighbours,
+        params = dict(namespace=namespace, session_id=session_id, vector=vector, k=cfg.neighbours, trust=trust,
                       min_similarity=min(cfg.duplicate_similarity, cfg.contradiction_similarity,
                                          cfg.related_similarity))
         if not self.vectors.exact("corrections", live):
@@ -123,7 +127,7 @@ class CorrectionWriter:
         if plan.creates:
             target_id = f"cor_{uuid.uuid4().hex}"
             state = CorrectionState(props["confidence"], 1, seen, seen, props["half_life_days"])
-            status: CorrectionStatus = status_at(state, seen, self.cfg)
+            status: CorrectionStatus = _held(status_at(state, seen, self.cfg), props)
             row = {**props, "id": target_id, "reinforcement_count": 1, "first_seen_at": seen, "last_seen_at": seen,
                    "status": status, "decided_by": plan.decided_by}  # "policy" or the judge (with its prompt version)
             await tx.run("queries/correction_create", props=row, embedding=vector)
@@ -140,7 +144,7 @@ class CorrectionWriter:
                     reinforcement_count=before.reinforcement_count + 1,
                     first_seen_at=min(before.first_seen_at, seen), last_seen_at=max(before.last_seen_at, seen),
                     half_life_days=before.half_life_days, confirmed=before.confirmed)
-                status, count = status_at(state, state.last_seen_at, self.cfg), state.reinforcement_count
+                status, count = _held(status_at(state, state.last_seen_at, self.cfg), props), state.reinforcement_count
                 await tx.run("queries/corrections_update", rows=[{"id": target_id, "props": {
                     "reinforcement_count": count, "confidence": state.confidence, "status": status,
                     "first_seen_at": state.first_seen_at, "last_seen_at": state.last_seen_at}}])
@@ -177,10 +181,49 @@ class CorrectionWriter:
             status = status_at(state, state.last_seen_at, self.cfg)
             await tx.run("queries/correction_confirm", namespace=namespace, id=correction_id, props={
                 "confirmed_at": when, "confidence": 1.0, "half_life_days": state.half_life_days,
-                "last_seen_at": state.last_seen_at, "status": status})
+                "last_seen_at": state.last_seen_at, "status": status, "trust": None})
             return status
 
         return await self.store.transaction(work)
+
+
+async def trust_correction(tx: Tx, namespace: str, correction_id: str, when: datetime,
+                           cfg: CorrectionSettings) -> CorrectionStatus | None:
+    """A person confirmed an untrusted correction: from now on it is trusted, graduated by what it
+    earned like any other (not a rule by this alone: `confirm_rule` is that). None: no such live one."""
+    await tx.run("queries/corrections_lock", namespace=namespace, bump=1)
+    found = await tx.run("queries/correction_state", namespace=namespace, id=correction_id)
+    if not found:
+        return None
+    state = state_of(found[0]["correction"])
+    status = status_at(state, state.last_seen_at, cfg)
+    await tx.run("queries/correction_confirm", namespace=namespace, id=correction_id, props={
+        "status": status, "trust": None, "trust_confirmed_at": when})
+    return status
+
+
+async def regraduate(tx: Tx, namespace: str, ids: Sequence[str], cfg: CorrectionSettings) -> None:
+    """After an erase: each correction's reinforcement, span and status again from the sessions that
+    still state it (a rule it no longer earns steps down; a confirmed one stays a rule)."""
+    if not ids:
+        return
+    rows = []
+    for row in await tx.run("queries/corrections_states", namespace=namespace, ids=sorted(set(ids))):
+        c, seen = row["correction"], sorted(native(x) for x in row["seen"] if x is not None)
+        if not seen:
+            continue
+        state = CorrectionState(c["confidence"], len(seen), seen[0], seen[-1], c["half_life_days"],
+                                c.get("confirmed_at") is not None)
+        status = _held(status_at(state, state.last_seen_at, cfg), c)
+        rows.append({"id": c["id"], "props": {"reinforcement_count": len(seen), "first_seen_at": seen[0],
+                                              "last_seen_at": seen[-1], "status": status}})
+    if rows:
+        await tx.run("queries/corrections_update", rows=rows)
+
+
+def _held(status: CorrectionStatus, props: Mapping[str, Any]) -> CorrectionStatus:
+    """An untrusted correction stays a correction, whatever it earns, until confirmed."""
+    return status if props.get("trust") is None else "correction"
 
 
 def _neighbour(row: Mapping[str, Any]) -> Neighbour:

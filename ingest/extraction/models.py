@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from kg.core.vocabulary import Trust
+
 EntityType = Literal["person", "organization", "product", "order", "place", "concept", "event", "other"]
 FactSource = Literal["stated", "observed", "inferred"]
 CorrectionType = Literal["preference", "factual", "style", "process", "tool_usage"]
@@ -38,6 +40,7 @@ class ChunkTurn(BaseModel):
     speaker: str | None = None
     text: str
     ts: datetime | None = None
+    trust: Trust = "trusted"  # what is read from untrusted turns never changes trusted statements
 
     @model_validator(mode="before")
     @classmethod

@@ -12,11 +12,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, Commands, console, err, fail, instant, run
+from kg.cli.terminal import NAMESPACE, Commands, console, err, fail, instant, report_ingest, run
 from kg.cli.corrections import corrections_app, rules
 from kg.cli.neo4j import local_server as _local, neo4j_app, neo4j_start
 from kg.cli.export import export, import_ndjson
 from kg.cli.forget import forget_app
+from kg.cli.history import hook_app, import_chatgpt, import_claude_code, import_messages
+from kg.cli.review import changes, confirm, revert, why
 from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
 from kg.cli.search import print_hits, search
@@ -41,6 +43,8 @@ app.command()(rules)
 app.command()(index)
 app.command()(search)
 app.add_typer(forget_app, name="forget")
+for review in (why, changes, revert, confirm):
+    app.command()(review)
 app.command()(export)
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "examples" / "demo_conversations.jsonl"
@@ -108,6 +112,8 @@ def ingest(
     fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl or locomo."),
     namespace: Optional[str] = typer.Option(None, "--namespace", "-n",
                                             help="jsonl: default namespace; locomo: namespace prefix."),
+    untrusted: bool = typer.Option(False, "--untrusted", help="Store every message as untrusted (tool output, "
+                                   "web pages, another agent's messages: docs/trust.md)."),
 ) -> None:
     """Ingest messages. Bad lines are reported with file:line and skipped; exit code 1 if any."""
     from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
@@ -119,33 +125,23 @@ def ingest(
         source = read_locomo(file, namespace or "locomo")
     else:
         fail(f"unknown format {repr(fmt)}; use jsonl or locomo")
-    report = run(_ingest(source))
-    for rejection in report.rejected:
-        err.print(f"[yellow]rejected[/] {escape(str(rejection))}")
-    console.print(f"received {report.received}, new turns {report.written}, already stored {report.existing}, "
-                  f"sessions {report.sessions}, rejected {len(report.rejected)}")
-    if report.rejected:
-        raise typer.Exit(1)
+    if untrusted:
+        source = (m if not isinstance(m, Message) else m.model_copy(update={"trust": "untrusted"}) for m in source)
+    report_ingest(run(_ingest(source)))
 
 
 async def _ingest(source: Iterator[Message | Rejected]) -> IngestReport:
-    from kg.ingest.loaders import Rejected
+    from kg.ingest.loaders import messages_only
     from kg.memory import AsyncMemory
 
     rejected: list[str] = []
-
-    def messages() -> Iterator[Message]:
-        for item in source:
-            if isinstance(item, Rejected):
-                rejected.append(str(item))
-            else:
-                yield item
 
     with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("turns"),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task("ingest", total=None)
         async with AsyncMemory() as memory:
-            report = await memory.ingest(messages(), on_batch=lambda r: progress.advance(task, r.received))
+            report = await memory.ingest(messages_only(source, rejected),
+                                         on_batch=lambda r: progress.advance(task, r.received))
     report.rejected.extend(rejected)
     return report
 
@@ -230,6 +226,10 @@ import_app = typer.Typer(help="Bring memory over from other systems.", no_args_i
                           rich_markup_mode=None)
 app.add_typer(import_app, name="import")
 import_app.command("ndjson")(import_ndjson)
+import_app.command("claude-code")(import_claude_code)
+import_app.command("chatgpt")(import_chatgpt)
+import_app.command("messages")(import_messages)
+app.add_typer(hook_app, name="hook")
 
 
 @app.command()

@@ -67,5 +67,7 @@ def import_ndjson(
             return await memory.import_records(namespace, _records(file))
 
     report = run(go(), ExportFormatError)
+    embedded = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in report.embedded.items() if n)
     console.print(f"namespace {report.namespace}: {report.nodes_created} nodes and {report.edges_created} edges "
-                  f"written ({report.nodes} nodes, {report.edges} edges in the file)", highlight=False)
+                  f"written ({report.nodes} nodes, {report.edges} edges in the file)"
+                  + (f"; embedded {embedded}" if embedded else ""), highlight=False)

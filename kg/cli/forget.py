@@ -1,4 +1,4 @@
-"""`kg forget session|subject|namespace`: erase for good, leaving a content-free record (see
+"""`kg forget session|turn|subject|namespace`: erase for good, leaving a content-free record (see
 docs/forgetting.md); `kg forget log` lists the records."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.core.models import Erasure, check_namespace
-from kg.cli.terminal import NAMESPACE, console, fail, run
+from kg.cli.terminal import NAMESPACE, call_memory, console, fail, run
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "
                               "this does not).", no_args_is_help=True, rich_markup_mode=None)
@@ -22,26 +22,23 @@ def _namespace(namespace: str) -> str:
 
 
 def _erase(method: str, namespace: str, *target: str) -> None:
-    from kg.memory import AsyncMemory
-
-    ns = _namespace(namespace)
-
-    async def go() -> Erasure:
-        async with AsyncMemory() as memory:
-            try:
-                return await getattr(memory, method)(ns, *target)
-            except KeyError as exc:  # nothing to erase: said plainly, exit 2
-                raise LookupError(exc.args[0]) from None
-
-    erasure = run(go(), LookupError)
+    erasure: Erasure = call_memory(method, namespace, *target)  # nothing to erase: said plainly, exit 2
     counts = ", ".join(f"{n} {label}" for label, n in erasure.counts.items()) or "nothing"
-    console.print(f"erased {escape(counts)}; record {erasure.id} ({erasure.target_hash[:19]}...)", highlight=False)
+    restored = ", ".join(f"{n} {label}" for label, n in erasure.restored.items())
+    console.print(f"erased {escape(counts)}" + (f"; restored {escape(restored)}" if restored else "")
+                  + f"; record {erasure.id} ({erasure.target_hash[:19]}...)", highlight=False)
 
 
 @forget_app.command("session")
 def forget_session(session_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
     """A session, its turns and summaries, and what only it evidenced."""
     _erase("erase_session", namespace, session_id)
+
+
+@forget_app.command("turn")
+def forget_turn(turn_id: str = typer.Argument(...), namespace: str = NAMESPACE) -> None:
+    """One message and what only it evidenced; its session's summaries are made again without it."""
+    _erase("erase_turn", namespace, turn_id)
 
 
 @forget_app.command("subject")

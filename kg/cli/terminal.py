@@ -17,6 +17,7 @@ from kg.core.extras import MissingExtra
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.core.embeddings import EmbeddingError
     from kg.core.neo4j_local import LocalServerError
+    from kg.core.models import IngestReport
     from kg.core.store import StoreError
 
 T = TypeVar("T")
@@ -53,6 +54,7 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
     or embedder problem (or one of `also`, the command's own user errors) exits 2 with its message."""
     from kg.core.embeddings import EmbeddingError
     from kg.core.neo4j_local import LocalServerError
+    from kg.core.models import IngestReport
     from kg.core.store import StoreError
 
     expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)
@@ -62,6 +64,28 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
     except expected as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
+
+
+def call_memory(method: str, namespace: str, *args: Any) -> Any:
+    """`AsyncMemory.<method>(namespace, *args)` for a command: a bad namespace, an unknown target
+    (KeyError) or a refused value (FieldError) ends in one line and exit 2."""
+    from kg.core.limits import FieldError
+    from kg.core.models import check_namespace
+    from kg.memory import AsyncMemory
+
+    try:
+        ns = check_namespace(namespace)
+    except ValueError as exc:
+        fail(str(exc))
+
+    async def go() -> Any:
+        async with AsyncMemory() as memory:
+            try:
+                return await getattr(memory, method)(ns, *args)
+            except KeyError as exc:  # nothing there: said plainly
+                raise LookupError(exc.args[0]) from None
+
+    return run(go(), LookupError, FieldError)
 
 
 def instant(text: Optional[str], option: str) -> Optional[datetime]:
@@ -89,3 +113,14 @@ def namespace_option(value: Optional[str]) -> Optional[str]:
 
 
 NAMESPACE = typer.Option(..., "--namespace", "-n", callback=namespace_option, help="The namespace.")
+
+
+def report_ingest(report: "IngestReport") -> None:
+    """What an ingest or an import did: each rejected line on stderr, then the counts; exit 1 when
+    a line was rejected (the others are stored)."""
+    for rejection in report.rejected:
+        err.print(f"[yellow]rejected[/] {escape(str(rejection))}", soft_wrap=True)  # one line each, however long
+    console.print(f"received {report.received}, new turns {report.written}, already stored {report.existing}, "
+                  f"sessions {report.sessions}, rejected {len(report.rejected)}")
+    if report.rejected:
+        raise typer.Exit(1)

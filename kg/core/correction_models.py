@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from kg.core.vocabulary import Trust
+
 CorrectionStatus = Literal["correction", "pattern", "preference", "rule"]
 STATUSES: tuple[CorrectionStatus, ...] = ("correction", "pattern", "preference", "rule")  # weakest first
 CorrectionType = Literal["preference", "factual", "style", "process", "tool_usage"]
@@ -54,6 +56,7 @@ class CorrectionView(BaseModel):
     invalidated_reason: InvalidatedReason | None = None
     invalidated_by: str | None = None  # the correction that contradicted, superseded or absorbed it
     session_ids: list[str] = Field(default_factory=list)
+    trust: Trust = "trusted"  # untrusted: stays a correction, out of core_rules, until confirmed
     weight: float  # effective weight at the moment of the read
 
 

@@ -12,7 +12,7 @@ import json
 from datetime import date, datetime
 from typing import Any, Mapping
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from kg.core.values import native
 
@@ -35,7 +35,17 @@ class ExportFormatError(ValueError):
 
 
 def is_vector(key: str) -> bool:
-    return key == "embedding" or key.endswith("_embedding")
+    """A vector property: `embedding`, `*_embedding`, or a long turn's `passage_embeddings` (its later
+    parts' vectors end to end, made by the same model as its `embedding`)."""
+    return key == "embedding" or key.endswith(("_embedding", "_embeddings"))
+
+
+def usable_vectors(props: Mapping[str, Any], model: str) -> dict[str, Any]:
+    """The vectors of an imported node that the configured embedder made (`embedding_model`, or
+    `context_model` for a context key): set as vectors, as the writers set them; the others are
+    embedded again on import."""
+    return {k: v for k, v in props.items() if is_vector(k) and isinstance(v, list) and v
+            and props.get("context_model" if k == "context_embedding" else "embedding_model") == model}
 
 
 def encode(value: Any) -> Any:
@@ -130,3 +140,4 @@ class ImportReport(BaseModel):
     edges: int = 0
     nodes_created: int = 0
     edges_created: int = 0
+    embedded: dict[str, int] = Field(default_factory=dict)  # vectors embedded again, per kind (kg reembed's)

@@ -17,6 +17,13 @@ EXTRAS = {
     "graphiti": "`kg import graphiti`",
     "voyage": "Voyage AI embeddings",
     "langgraph": "the LangGraph store",
+    "langchain": "the LangChain chat history and retriever",
+    "openai-agents": "the OpenAI Agents SDK session",
+    "google-adk": "the Google ADK memory service",
+    "llamaindex": "the LlamaIndex memory block and retriever",
+    "pydantic-ai": "the PydanticAI message history and memory tool",
+    "agent-framework": "the Microsoft Agent Framework history and context providers",
+    "strands": "the Strands Agents session manager and memory tool",
     "torch": "sentence-transformers models on torch (the embedder and the cross-encoder reranker)",
     "otel": "OpenTelemetry tracing",
 }

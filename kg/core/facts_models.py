@@ -14,7 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-Decision = Literal["added", "reinforced", "superseded", "retracted", "noop"]
+from kg.core.vocabulary import Trust
+
+# held: an untrusted statement that would change a trusted one, kept aside until confirmed
+Decision = Literal["added", "reinforced", "superseded", "retracted", "noop", "held"]
 FactStatus = Literal["current", "superseded", "retracted", "expired"]  # expired: belief replaced this version
 
 _PREDICATE_JUNK = re.compile(r"[^a-z0-9]+")
@@ -60,6 +63,18 @@ class RememberResult(BaseModel):
     recorded_at: datetime  # the transaction time the event was recorded at
 
 
+class FactChange(BaseModel):
+    """The event whose transaction recorded or expired a fact version (`history`): a statement
+    (`change` None) or a withdrawal, rewind (an erase), revert or confirmation (docs/trust.md)."""
+
+    event_id: str
+    op: str
+    change: str | None = None
+    object_value: str
+    recorded_at: datetime
+    reason: str | None = None
+
+
 class FactView(BaseModel):
     """One fact version as believed at `known_at`, seen at valid time `as_of`."""
 
@@ -81,6 +96,9 @@ class FactView(BaseModel):
     extractor: str | None = None
     prompt_version: str | None = None
     lineage_id: str
+    trust: Trust = "trusted"  # untrusted: opened by an untrusted write, not confirmed
     status: FactStatus
     superseded_by: str | None = None  # id of the believed fact whose start ended this one
     confidence: float
+    recorded_by: FactChange | None = None  # `history` only: the event that recorded this version
+    expired_by: FactChange | None = None  # `history` only: the event that replaced it in belief

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from kg.core.limits import MAX_CHARS, SessionId, Timestamp, UnicodeText, unicode_problem
+from kg.core.vocabulary import Trust
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")
@@ -102,6 +103,12 @@ class Message(BaseModel):
     session_id: SessionId | None = None
     external_id: UnicodeText | None = Field(default=None, max_length=MAX_CHARS["external_id"])  # the caller's own message id
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX)
+    # the message exactly as the caller's framework shaped it (a JSON string: tool calls, ids, parts), kept
+    # with the turn and returned by `turns`, never searched; the framework doors read it back (kg/integrations/)
+    verbatim: UnicodeText | None = Field(default=None, min_length=1)
+    # untrusted: tool output, a web page, another agent's message (stored and searchable, marked;
+    # what is extracted from it never changes a trusted statement until confirmed)
+    trust: Trust = "trusted"
 
     @field_validator("namespace")
     @classmethod
@@ -129,11 +136,16 @@ class Turn(BaseModel):
     external_id: str | None = None
     embedding_model: str | None = None
     attachments: list[Attachment] = Field(default_factory=list)
+    verbatim: str | None = None  # `Message.verbatim`: returned by `turns` and `add_message`, not by search hits
+    trust: Trust = "trusted"
 
     @model_validator(mode="before")
     @classmethod
     def _stored_attachments(cls, value: Any) -> Any:
-        """Accepts the node's parallel lists (`attachment_columns`) in place of `attachments`."""
+        """Accepts the node's parallel lists (`attachment_columns`) in place of `attachments`, and a
+        node's missing trust (only untrusted turns carry one)."""
+        if isinstance(value, dict) and "trust" in value and value["trust"] is None:
+            value = {k: v for k, v in value.items() if k != "trust"}
         if isinstance(value, dict) and "attachment_kinds" in value:
             value = dict(value)
             value["attachments"] = attachments_of(value.pop("attachment_kinds"), value.pop("attachment_captions", None),
@@ -179,13 +191,15 @@ class IngestReport(BaseModel):
         self.rejected.extend(other.rejected)
 
 
-EraseScope = Literal["session", "subject", "namespace"]
+EraseScope = Literal["session", "turn", "subject", "namespace"]
 
 
 class Erasure(BaseModel):
     """The audit record an erase leaves: what scope, a SHA-256 of the target (never its text), when
-    (server time), by whom (an API key's digest prefix, or "local") and how many nodes of each label
-    (and relationships, as "RELATES_TO") were removed."""
+    (server time), by whom (an API key's digest prefix, or "local"), how many nodes of each label
+    (and relationships, as "RELATES_TO") were removed, and how many things the erase restored
+    (`Fact` / `RELATES_TO`: versions the rewind recorded anew; `Correction`: ones holding again;
+    `Entity`: entities rebuilt from the mentions left)."""
 
     id: str
     namespace: str
@@ -194,3 +208,4 @@ class Erasure(BaseModel):
     erased_at: datetime
     by: str
     counts: dict[str, int]
+    restored: dict[str, int] = Field(default_factory=dict)

@@ -1,66 +1,32 @@
-"""The managed local Neo4j 5.26 Community server, assembled from Maven Central (no Docker).
+"""The managed local Neo4j Community server: pinned jars, a Java from PyPI or the machine, no Docker.
 
-`install` resolves `org.neo4j:neo4j` and `org.neo4j.client:neo4j-browser` with Maven into a
-cache folder; `start` writes `neo4j.conf` (loopback only) and runs
-`org.neo4j.server.CommunityEntryPoint` with the JVM flags of the official launcher.
-Data, logs, configuration and the pid file live under the project's data folder.
+`install` fetches the jars of the configured version from its lock (kg.core.neo4j_jars: httpx, a
+staging folder, every jar checked) into a cache folder; `start` picks a Java (kg.core.neo4j_java),
+writes `neo4j.conf` (loopback only) and runs the entry point the server's own jar names, with the
+JVM flags of the official launcher. Data, logs, configuration and the pid file live in a folder per
+server line (`neo4j-5`, `neo4j-calendar`) of the data folder, the user's by default, so every
+project and working folder of a user reaches the same server.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from kg.core.config import LocalServerSettings
-
-# The `server.jvm.additional` set of the official 5.26 launcher, needed on Java 17+.
-JVM_FLAGS = [
-    "-XX:+UseG1GC",
-    "-XX:-OmitStackTraceInFastThrow",
-    "-XX:+UnlockExperimentalVMOptions",
-    "-XX:+TrustFinalNonStaticFields",
-    "-XX:+DisableExplicitGC",
-    "-Djdk.nio.maxCachedBufferSize=1024",
-    "-Dio.netty.tryReflectionSetAccessible=true",
-    "-Djdk.tls.ephemeralDHKeySize=2048",
-    "-Djdk.tls.rejectClientInitiatedRenegotiation=true",
-    "-XX:FlightRecorderOptions=stackdepth=256",
-    "-XX:+UnlockDiagnosticVMOptions",
-    "-XX:+DebugNonSafepoints",
-    "--add-opens=java.base/java.lang=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED",
-    "--add-opens=java.base/java.util=ALL-UNNAMED",
-    "--add-opens=java.base/java.util.stream=ALL-UNNAMED",
-    "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-    "--enable-native-access=ALL-UNNAMED",
-    "-Dlog4j2.disable.jmx=true",
-    "-Dfile.encoding=UTF-8",
-]
-
-POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kg.local</groupId><artifactId>neo4j-runtime</artifactId><version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.neo4j</groupId><artifactId>neo4j</artifactId><version>{version}</version></dependency>
-    <dependency><groupId>org.neo4j.client</groupId><artifactId>neo4j-browser</artifactId><version>{browser}</version></dependency>
-  </dependencies>
-</project>
-"""
-
+from kg.core.neo4j_jars import JarError, Progress, Repository, Source, install, lock_for, maven_resolve, source_of
+from kg.core.neo4j_java import Java, NoJava, choose_java
+from kg.core.neo4j_lines import JVM_FLAGS, line_of, server_conf
 
 class LocalServerError(RuntimeError):
     """A problem with the managed local server; the message says what to do."""
@@ -76,13 +42,18 @@ class ServerStatus:
     version: str
     home: Path
     log_file: Path
+    java: str  # which Java runs it (or would), from where and why; or why there is none
 
 
 class LocalNeo4j:
     def __init__(self, settings: LocalServerSettings, password: str | None = None) -> None:
         self.settings = settings
+        self.line = line_of(settings.version)
         self.runtime = (settings.install_dir / f"neo4j-{settings.version}-browser-{settings.browser_version}").resolve()
-        self.home = settings.data_dir.resolve() / "neo4j"
+        data_dir = settings.data_dir.expanduser().resolve()
+        self.home = data_dir / f"neo4j-{self.line.key}"
+        if self.line.key == "5" and not self.home.exists() and (data_dir / "neo4j").is_dir():
+            self.home = data_dir / "neo4j"  # a 5.26 server started before the folders were per line
         self._password = password
 
     # -- paths ------------------------------------------------------------------------------
@@ -103,6 +74,10 @@ class LocalNeo4j:
         return self.home / "run" / "neo4j.pid"
 
     @property
+    def java_file(self) -> Path:  # which Java the running server was started with, and why
+        return self.home / "run" / "java.json"
+
+    @property
     def password_file(self) -> Path:
         return self.home / "password"
 
@@ -118,33 +93,52 @@ class LocalNeo4j:
     def is_installed(self) -> bool:
         return (self.runtime / ".complete").is_file()
 
-    def install(self, echo: Callable[[str], None] = print) -> Path:
-        """Resolve the server and Browser jars with Maven (idempotent; instant when present)."""
+    def install(self, echo: Callable[[str], None] = print, progress: Progress | None = None,
+                from_: str | None = None) -> Path:
+        """Fetch the server and Browser jars of the pinned lock (idempotent; instant when present):
+        from `from_` (a folder or a `kg neo4j bundle` archive) or the configured repository."""
         if self.is_installed():
             return self.lib_dir
-        _require_java()
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise LocalServerError("Maven (mvn) is not on PATH; install Maven 3 to assemble the local Neo4j")
+        version, browser = self.settings.version, self.settings.browser_version
+        lock = lock_for(version, browser)
         self.runtime.mkdir(parents=True, exist_ok=True)
-        (self.runtime / "pom.xml").write_text(
-            POM.format(version=self.settings.version, browser=self.settings.browser_version)
-        )
-        staging = self.runtime / "lib.partial"
-        shutil.rmtree(staging, ignore_errors=True)
-        echo(f"Resolving Neo4j {self.settings.version} and Browser {self.settings.browser_version} with Maven...")
-        cmd = [mvn, "-B", "-q", "dependency:copy-dependencies", f"-DoutputDirectory={staging}",
-               "-DincludeScope=runtime"]
-        proc = subprocess.run(cmd, cwd=self.runtime, capture_output=True, text=True)
-        if proc.returncode != 0:
-            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])
-            raise LocalServerError(f"Maven could not resolve Neo4j {self.settings.version}:\n{tail}")
-        shutil.rmtree(self.lib_dir, ignore_errors=True)
-        staging.rename(self.lib_dir)
+        try:
+            if lock is None:
+                if from_ is not None:
+                    raise JarError(f"Neo4j {version} with Browser {browser} has no lock to check the jars of "
+                                   f"{from_} against; --from needs a locked version")
+                echo(f"Neo4j {version} with Browser {browser} has no lock in this kg-memory: resolving it with "
+                     "Maven (mvn) instead, unchecked")
+                staging = self.runtime / "lib.partial"
+                shutil.rmtree(staging, ignore_errors=True)
+                maven_resolve(version, browser, staging)
+                shutil.rmtree(self.lib_dir, ignore_errors=True)
+                staging.rename(self.lib_dir)
+                how = "resolved by mvn, no lock"
+            else:
+                source: Source = source_of(from_) if from_ is not None else Repository(self.settings.repository)
+                echo(f"Fetching Neo4j {version} and Browser {browser}: {len(lock.jars)} jars, "
+                     f"{lock.size / 1e6:.0f} MB, from {source.describe()}")
+                fetched = install(lock, self.lib_dir, source, progress)
+                if fetched < len(lock.jars):
+                    echo(f"{len(lock.jars) - fetched} jars were already staged and checked; fetched {fetched}")
+                how = f"checked against neo4j-{version}.lock, from {source.describe()}"
+        except JarError as exc:
+            raise LocalServerError(str(exc)) from None
         jars = len(list(self.lib_dir.glob("*.jar")))
-        (self.runtime / ".complete").write_text(f"{self.settings.version} {jars} jars\n")
+        (self.runtime / ".complete").write_text(f"{version} {jars} jars, {how}\n")
         echo(f"Installed {jars} jars in {self.lib_dir}")
         return self.lib_dir
+
+    def entry_point(self) -> str:
+        """The server's main class, as the server's own jar names it (it moved between lines)."""
+        jar = self.lib_dir / f"neo4j-{self.settings.version}.jar"
+        try:
+            with zipfile.ZipFile(jar) as archive:
+                names = archive.read("META-INF/services/org.neo4j.server.startup.EntryPoint").decode().split()
+        except (OSError, KeyError, zipfile.BadZipFile) as exc:
+            raise LocalServerError(f"{jar} names no server entry point ({exc}); run `kg neo4j install` again") from None
+        return next(n for n in names if not n.startswith("#"))
 
     # -- start / stop -----------------------------------------------------------------------
     def pid(self) -> int | None:
@@ -154,18 +148,36 @@ class LocalNeo4j:
             return None
         return pid if _alive(pid) else None
 
+    def java(self) -> Java:
+        """The Java `start` would run the server on (kg.core.neo4j_java)."""
+        try:
+            home = Path(self.settings.java_home).expanduser() if self.settings.java_home else None
+            return choose_java(home, self.line.java, self.settings.version)
+        except NoJava as exc:
+            raise LocalServerError(str(exc)) from None
+
     def status(self) -> ServerStatus:
         pid = self.pid()
+        running = pid is not None and _port_open(self.settings.bolt_port)
+        try:
+            java = json.loads(self.java_file.read_text())["describe"] if running else self.java().describe()
+        except (OSError, ValueError, KeyError):
+            java = "unknown (started by an older kg-memory)"
+        except LocalServerError as exc:
+            java = f"none: {exc}"
         return ServerStatus(
-            installed=self.is_installed(),
-            running=pid is not None and _port_open(self.settings.bolt_port),
-            pid=pid,
-            bolt_uri=self.bolt_uri,
-            browser_url=self.browser_url,
-            version=self.settings.version,
-            home=self.home,
-            log_file=self.log_file,
+            installed=self.is_installed(), running=running, pid=pid, bolt_uri=self.bolt_uri,
+            browser_url=self.browser_url, version=self.settings.version, home=self.home, log_file=self.log_file,
+            java=java,
         )
+
+    def running_java(self) -> dict[str, str] | None:
+        """Which Java the running server was started on: path, version, source, reason."""
+        try:
+            found = json.loads(self.java_file.read_text())
+            return {k: str(found[k]) for k in ("path", "version", "source", "reason")} if self.pid() is not None else None
+        except (OSError, ValueError, KeyError):
+            return None
 
     def password(self) -> str | None:
         """The configured password, or the one generated for this data folder at first start."""
@@ -181,16 +193,13 @@ class LocalNeo4j:
         """Start the server (installing it first if needed) and wait until Bolt answers."""
         if self.pid() is not None:
             return self.status()
-        self.install(echo)
-        java = _require_java()
         for port in (self.settings.bolt_port, self.settings.http_port):
             if _port_open(port):
-                raise LocalServerError(
-                    f"port {port} on 127.0.0.1 is already taken by another process; stop it or choose "
-                    "other ports with [neo4j.local] bolt_port / http_port (or KG_NEO4J__LOCAL__BOLT_PORT)"
-                )
-        data_dir = self.settings.data_dir.resolve()  # holds the password and the database: owner only
-        if not data_dir.exists() or data_dir.name == ".kg":  # never tighten a folder the user chose to share
+                raise LocalServerError(self._port_taken(port))
+        java = self.java()  # before a download the server could not run without
+        self.install(echo)
+        data_dir = self.home.parent  # holds the password and the database: owner only
+        if not data_dir.exists() or data_dir.name in (".kg", "kg-memory"):  # never tighten a folder the user shares
             _private_dir(data_dir)
         _private_dir(self.home)
         for sub in ("conf", "data", "logs", "run", "plugins", "import"):
@@ -198,9 +207,9 @@ class LocalNeo4j:
         self._write_conf()
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.conf_dir)}
         if self.settings.auth and not (self.home / "data" / "dbms" / "auth.ini").exists():
-            self._set_initial_password(java, env)
-        cmd = [java, f"-Xms{self.settings.heap}", f"-Xmx{self.settings.heap}", *JVM_FLAGS,
-               "-cp", f"{self.lib_dir}/*", "org.neo4j.server.CommunityEntryPoint",
+            self._set_initial_password(java.path, env)
+        cmd = [java.path, f"-Xms{self.settings.heap}", f"-Xmx{self.settings.heap}", *JVM_FLAGS,
+               "-cp", f"{self.lib_dir}/*", self.entry_point(),
                f"--home-dir={self.home}", f"--config-dir={self.conf_dir}", "--console-mode"]
         log_offset = self.log_file.stat().st_size if self.log_file.exists() else 0
         log = open(self.log_file, "ab")
@@ -208,6 +217,9 @@ class LocalNeo4j:
                                 env=env, cwd=self.home, start_new_session=True)
         log.close()
         self.pid_file.write_text(str(proc.pid))
+        self.java_file.write_text(json.dumps({"path": java.path, "version": java.version, "source": java.source,
+                                              "reason": java.reason, "describe": java.describe(),
+                                              "neo4j": self.settings.version}))
         deadline = time.monotonic() + self.settings.start_timeout_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:
@@ -216,8 +228,8 @@ class LocalNeo4j:
                     f"Neo4j exited during start (code {proc.returncode}); log {self.log_file}:\n{self.log_tail()}"
                 )
             if _port_open(self.settings.bolt_port) and b"Started." in _read_from(self.log_file, log_offset):
-                echo(f"Neo4j {self.settings.version} running (pid {proc.pid}) at {self.bolt_uri}; "
-                     f"Browser {self.browser_url}; logs {self.log_file}")
+                echo(f"Neo4j {self.settings.version} running (pid {proc.pid}) at {self.bolt_uri} on "
+                     f"{java.describe()}; Browser {self.browser_url}; logs {self.log_file}")
                 return self.status()
             time.sleep(0.25)
         self.stop()
@@ -225,6 +237,23 @@ class LocalNeo4j:
             f"Neo4j did not answer on Bolt within {self.settings.start_timeout_s:.0f}s; "
             f"log {self.log_file}:\n{self.log_tail()}"
         )
+
+    def _port_taken(self, port: int) -> str:
+        """Who holds `port`: the managed server of another data folder (or line) says which and how
+        to reach it; anything else, that it is another process."""
+        ports = "choose other ports with [neo4j.local] bolt_port / http_port (or KG_NEO4J__LOCAL__BOLT_PORT)"
+        holder = managed_holder(port)
+        if holder is None:
+            return f"port {port} on 127.0.0.1 is already taken by another process; stop it or {ports}"
+        pid, home = holder
+        if home.parent == self.home.parent:
+            return (f"port {port} on 127.0.0.1 is held by this data folder's managed Neo4j of another line "
+                    f"({home}, pid {pid}): stop it first (`kg neo4j stop` with the [neo4j.local] version it runs), "
+                    f"or {ports}")
+        return (f"port {port} on 127.0.0.1 is held by the managed Neo4j of the data folder {home.parent} (pid {pid}). "
+                f"To use that server, set [neo4j.local] data_dir = \"{home.parent}\" in kg.toml (or "
+                f"KG_NEO4J__LOCAL__DATA_DIR={home.parent}); to stop it, run `kg neo4j stop` with that data folder; "
+                f"to run a second server beside it, {ports}")
 
     def stop(self, echo: Callable[[str], None] = print) -> bool:
         """Stop cleanly (SIGTERM), forcefully after the timeout. False if it was not running."""
@@ -251,29 +280,7 @@ class LocalNeo4j:
 
     # -- internals --------------------------------------------------------------------------
     def _write_conf(self) -> None:
-        s = self.settings
-        conf = {
-            "server.default_listen_address": "127.0.0.1",
-            "server.default_advertised_address": "127.0.0.1",
-            "server.bolt.listen_address": f"127.0.0.1:{s.bolt_port}",
-            "server.bolt.advertised_address": f"127.0.0.1:{s.bolt_port}",
-            "server.http.listen_address": f"127.0.0.1:{s.http_port}",
-            "server.http.advertised_address": f"127.0.0.1:{s.http_port}",
-            "server.https.enabled": "false",
-            "server.directories.data": str(self.home / "data"),
-            "server.directories.logs": str(self.home / "logs"),
-            "server.directories.run": str(self.home / "run"),
-            "server.directories.plugins": str(self.home / "plugins"),
-            "server.directories.import": str(self.home / "import"),
-            "server.memory.pagecache.size": s.page_cache,
-            "dbms.memory.transaction.total.max": "0",
-            "dbms.security.auth_enabled": str(s.auth).lower(),
-            "dbms.usage_report.enabled": "false",
-            "db.tx_log.rotation.retention_policy": "2 files",
-        }
-        body = "# Written by `kg neo4j start`; edit kg.toml instead.\n"
-        body += "".join(f"{k}={v}\n" for k, v in conf.items())
-        (self.conf_dir / "neo4j.conf").write_text(body)
+        (self.conf_dir / "neo4j.conf").write_text(server_conf(self.settings, self.home))
 
     def _set_initial_password(self, java: str, env: dict[str, str]) -> None:
         password = self._password
@@ -313,19 +320,23 @@ def _write_private(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def _require_java() -> str:
-    java = shutil.which("java", path=os.path.join(os.environ["JAVA_HOME"], "bin")) if os.environ.get(
-        "JAVA_HOME") else None
-    java = java or shutil.which("java")
-    if java is None:
-        raise LocalServerError("Java 17 or 21 is needed to run the local Neo4j 5.26, and `java` is not on PATH")
-    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
-    match = re.search(r'version "(\d+)', out)
-    major = int(match.group(1)) if match else 0
-    if major not in (17, 21):
-        raise LocalServerError(f"Neo4j 5.26 runs on Java 17 or 21; `{java}` is Java {major or 'unknown'}. "
-                               "Set JAVA_HOME to a Java 17 or 21 installation")
-    return java
+def managed_holder(port: int) -> tuple[int, Path] | None:
+    """The pid and home folder of a managed server (of any data folder) listening on `port`, read from
+    the `--home-dir` of each Neo4j process and the ports of that home's neo4j.conf."""
+    import psutil
+
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = proc.info.get("cmdline") or []
+        home = next((a.split("=", 1)[1] for a in cmdline if a.startswith("--home-dir=")), None)
+        if home is None or not any(a.startswith("org.neo4j.") for a in cmdline):
+            continue
+        try:
+            conf = (Path(home) / "conf" / "neo4j.conf").read_text()
+        except OSError:
+            continue
+        if f"listen_address=127.0.0.1:{port}\n" in conf:
+            return proc.info["pid"], Path(home)
+    return None
 
 
 def _alive(pid: int) -> bool:

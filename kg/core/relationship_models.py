@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from kg.core.facts_models import Decision
+from kg.core.vocabulary import Trust
 
 RelationshipStatus = Literal["current", "ended", "expired"]  # expired: belief replaced this version
 
@@ -47,4 +48,5 @@ class RelationshipView(BaseModel):
     sessions: list[str] = Field(default_factory=list)
     extractor: str | None = None
     prompt_version: str | None = None
+    trust: Trust = "trusted"  # untrusted: opened by an untrusted write, not confirmed
     status: RelationshipStatus

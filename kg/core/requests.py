@@ -20,7 +20,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from kg.core.correction_models import CorrectionType
 from kg.core.limits import MAX_CHARS, FieldError, QueryText, SessionId, Timestamp
 from kg.core.models import as_utc
-from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, check_k
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, Trust, check_k
 
 Op = Literal["assert", "retract"]
 Source = Literal["stated", "observed", "inferred", "system"]
@@ -68,6 +68,8 @@ class _Assertion(Request):
     op: Op = "assert"
     evidence_turn_ids: EvidenceIds = Field(default_factory=list)
     subject_type: EntityType = "other"
+    trust: Trust = Field("trusted", description="untrusted: tool output, a web page, another agent's message; "
+                         "it never ends or changes a trusted statement until confirmed")
 
 
 class FactAssertion(_Assertion):
@@ -128,6 +130,7 @@ class CorrectionReport(Request):
     seen_at: Instant | None = None
     evidence_turn_ids: EvidenceIds = Field(default_factory=list)
     confidence: Annotated[float, Field(gt=0, le=1)] | None = None
+    trust: Trust = "trusted"  # untrusted: never reinforces, graduates or invalidates a trusted correction
 
 
 class SearchRequest(Request):

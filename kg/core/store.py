@@ -27,6 +27,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from kg import cypher
+from kg.core.capabilities import UNKNOWN, Capabilities
 from kg.core.config import Settings
 from kg.core.neo4j_local import LocalNeo4j
 from kg.core.telemetry import statement
@@ -95,9 +96,10 @@ def resolve_connection(settings: Settings, start: bool = True) -> Connection:
 
 
 class Store:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
+    def __init__(self, driver: AsyncDriver, database: str, capabilities: Capabilities = UNKNOWN) -> None:
         self.driver = driver
         self.database = database
+        self.capabilities = capabilities  # asked of the server once, by `connect`
         self._down = False  # a statement found the database unavailable; cleared by a ping that answers
         self._probe: asyncio.Future[None] | None = None
 
@@ -117,12 +119,31 @@ class Store:
         except AuthError as exc:
             await driver.close()
             hint = ("the local database keeps the password it was first started with (see "
-                    f"{settings.neo4j.local.data_dir}/neo4j/password)") if conn.managed else "check NEO4J_PASSWORD"
+                    f"{LocalNeo4j(settings.neo4j.local).password_file})") if conn.managed else "check NEO4J_PASSWORD"
             raise StoreError(f"Neo4j at {conn.uri} refused the credentials of user {conn.user!r}: {hint}") from exc
         except (ServiceUnavailable, OSError) as exc:
             await driver.close()
             raise DatabaseUnreachable(f"cannot reach Neo4j at {conn.uri}: {exc}") from exc
-        return cls(driver, conn.database)
+        store = cls(driver, conn.database)
+        try:
+            store.capabilities = await store.probe_capabilities()
+        except BaseException:
+            await driver.close()
+            raise
+        log.info("Neo4j at %s: %s", conn.uri, store.capabilities.as_dict())
+        return store
+
+    async def probe_capabilities(self) -> Capabilities:
+        """Ask the server its version and edition, and whether it takes Cypher 25 (kg.core.capabilities)."""
+        components = await self.read("queries/server_components")
+        try:
+            await self.read("queries/server_cypher25")
+            takes_cypher25 = True
+        except Neo4jError as exc:
+            if unavailable(exc):
+                raise
+            takes_cypher25 = False
+        return Capabilities.of(components, takes_cypher25)
 
     async def close(self) -> None:
         await self.driver.close()
@@ -152,9 +173,13 @@ class Store:
     async def _execute(self, name: str, params: dict[str, Any], routing: neo4j.RoutingControl) -> list[neo4j.Record]:
         with statement(name):
             async with self._watched():
-                records, _, _ = await self.driver.execute_query(cypher.load(name), _params(params), database_=self.database,
-                                                                routing_=routing)
+                records, _, _ = await self.driver.execute_query(self._text(name), _params(params),
+                                                                database_=self.database, routing_=routing)
         return records
+
+    def _text(self, name: str) -> str:
+        """The statement `name` as this server runs it (its Cypher 25 variant where one exists)."""
+        return cypher.load(cypher.variant(name, self.capabilities.path))
 
     async def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return [r.data() for r in await self._execute(name, params, neo4j.RoutingControl.READ)]
@@ -174,14 +199,14 @@ class Store:
         auto-commit transaction, sent to the leader, not retried; it joins the shared bookmarks."""
         with statement(name):
             async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
-                result = await session.run(cypher.load(name), _params(params))
+                result = await session.run(self._text(name), _params(params))
                 await result.consume()
 
     async def transaction(self, work: Callable[["Tx"], Awaitable[T]]) -> T:
         """Run `work` in one write transaction, retried as a whole on transient errors (deadlocks)."""
 
         async def unit(tx: AsyncManagedTransaction) -> T:
-            return await work(Tx(tx))
+            return await work(Tx(tx, self.capabilities.path))
 
         # The driver's own retry budget is short so that a database that is down fails fast
         # ([neo4j] max_transaction_retry_time_s); deadlocks between live writers get more rounds here.
@@ -291,10 +316,11 @@ class Store:
 class Tx:
     """A write transaction handed to `Store.transaction` work; statements by name only."""
 
-    def __init__(self, tx: AsyncManagedTransaction) -> None:
+    def __init__(self, tx: AsyncManagedTransaction, path: str) -> None:
         self._tx = tx
+        self._path = path
 
     async def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         with statement(name):
-            result = await self._tx.run(cypher.load(name), _params(params))
+            result = await self._tx.run(cypher.load(cypher.variant(name, self._path)), _params(params))
             return await result.data()

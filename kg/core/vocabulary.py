@@ -19,6 +19,12 @@ RECIPE_NAMES: tuple[str, ...] = get_args(RecipeName)
 RECIPE_ALIASES: dict[str, RecipeName] = {"vector": "flat", "fulltext": "bm25"}
 RecipeChoice = Literal[RecipeName, "vector", "fulltext"]  # what a door accepts
 
+# Who wrote: `trusted` (the default), `untrusted` (tool output, web pages, other agents' messages).
+# What is extracted from untrusted content never ends, graduates or merges into a trusted statement
+# until confirmed (docs/trust.md).
+Trust = Literal["trusted", "untrusted"]
+TRUST_LEVELS: tuple[str, ...] = get_args(Trust)
+
 RerankerKind = Literal["none", "cross-encoder", "voyage", "llm"]
 RERANKER_KINDS: tuple[str, ...] = get_args(RerankerKind)
 

@@ -24,7 +24,7 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kg.http import erase, export, facts, operations, relationships, routes, turns  # noqa: E402
+from kg.http import erase, export, facts, history, operations, relationships, review, routes, turns  # noqa: E402
 from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
 from kg.http.asgi import HttpMiddleware, StatusWatch  # noqa: E402
@@ -93,7 +93,7 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     )
     mcp_server = mcp.build_server(HttpScope(app))
     app.state.settings = settings
-    app.state.keyring = Keyring(settings.http.keys)
+    app.state.keyring = Keyring(settings.http.keys, settings.http.untrusted_keys)
     app.state.known_namespaces = set()
     app.add_middleware(BodyLimit, max_bytes=settings.http.max_body_bytes)
     _install_error_handlers(app)
@@ -104,7 +104,9 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     app.include_router(facts.scoped)
     app.include_router(relationships.scoped)
     app.include_router(erase.scoped)
+    app.include_router(review.scoped)
     app.include_router(export.scoped)
+    app.include_router(history.scoped)  # imports of a user's history
     app.include_router(routes.scoped)  # jobs
     mcp.mount(app, mcp_server, settings)
     if settings.http.metrics:  # outermost, so that refusals are counted too

@@ -10,9 +10,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Security
 from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyHeader
 
+from kg.access import writer_trust
 from kg.memory import AsyncMemory
 from kg.core.limits import Timestamp
 from kg.core.models import NAMESPACE_RULE, as_utc, valid_namespace
+from kg.core.vocabulary import Trust
 
 API_VERSION = "1"
 
@@ -51,7 +53,19 @@ def memory_of(request: Request) -> AsyncMemory:
     return request.app.state.memory
 
 
+async def key_trust(request: Request, key: str | None = Security(api_key)) -> Trust:
+    """What the caller's key writes: "untrusted" for a key of `[http] untrusted_keys`."""
+    keyring = request.app.state.keyring
+    return keyring.trust(key) if keyring.enabled else "trusted"
+
+
+def trust_of(body: Any, key: Trust) -> Trust:
+    """The trust a body's write is stored with (403 when an untrusted key asks for "trusted")."""
+    return writer_trust(body.trust if "trust" in body.model_fields_set else None, key)
+
+
 Namespace = Annotated[str, Depends(scoped_namespace)]
+KeyTrust = Annotated[Trust, Depends(key_trust)]
 Existing = Annotated[str, Depends(existing_namespace)]
 Mem = Annotated[AsyncMemory, Depends(memory_of)]
 Instant = Annotated[Timestamp | None, Query(description="ISO 8601; without an offset: UTC.")]

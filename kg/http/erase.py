@@ -14,7 +14,7 @@ from kg.core.models import Erasure
 
 scoped = namespace_router()
 
-RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "The namespace holds nothing, or no such session or subject."}}
+RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "The namespace holds nothing, or no such session, turn or subject."}}
 
 
 def erased_by(request: Request) -> str:
@@ -31,6 +31,16 @@ async def erase_session(request: Request, namespace: Existing, session_id: str, 
         return await memory.erase_session(namespace, session_id, erased_by(request))
     except KeyError as exc:
         raise HTTPException(404, [{"field": "session_id", "message": exc.args[0]}]) from None
+
+
+@scoped.delete("/turns/{turn_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+async def erase_turn(request: Request, namespace: Existing, turn_id: str, memory: Mem) -> Erasure:
+    """Erase one message and what it caused (facts it alone evidenced are rewound, its session's
+    summaries and context keys are made again without it)."""
+    try:
+        return await memory.erase_turn(namespace, turn_id, erased_by(request))
+    except KeyError as exc:
+        raise HTTPException(404, [{"field": "turn_id", "message": exc.args[0]}]) from None
 
 
 @scoped.delete("/subjects/{subject}", response_model=Erasure, responses=RESPONSES, tags=["forget"])

@@ -9,7 +9,7 @@ from kg.core.correction_models import CorrectionResult, CorrectionStatus, Correc
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import MAX_CHARS
 from kg.core.requests import CorrectionReport, FactAssertion
-from kg.http.common import Existing, Instant, Mem, Namespace, namespace_router, utc
+from kg.http.common import KeyTrust, trust_of, Existing, Instant, Mem, Namespace, namespace_router, utc
 
 scoped = namespace_router()
 
@@ -38,17 +38,21 @@ async def fact_history(
 
 
 @scoped.post("/facts", response_model=RememberResult, tags=["facts"])
-async def remember(namespace: Namespace, memory: Mem, request: Request, body: FactAssertion) -> RememberResult:
-    """Assert or retract `subject predicate object` from `valid_from` (supersedes / reinforces)."""
-    result = await memory.remember(namespace, **body.model_dump())
+async def remember(namespace: Namespace, memory: Mem, request: Request, body: FactAssertion,
+                   key: KeyTrust) -> RememberResult:
+    """Assert or retract `subject predicate object` from `valid_from` (supersedes / reinforces; an
+    untrusted one that would change a trusted fact is `held` until confirmed)."""
+    result = await memory.remember(namespace, **{**body.model_dump(), "trust": trust_of(body, key)})
     request.app.state.known_namespaces.add(namespace)
     return result
 
 
 @scoped.post("/corrections", response_model=CorrectionResult, tags=["rules"])
-async def add_correction(namespace: Namespace, memory: Mem, request: Request, body: CorrectionReport) -> CorrectionResult:
-    """Record that the user corrected the agent; graduates towards a rule when it recurs."""
-    result = await memory.add_correction(namespace, **body.model_dump())
+async def add_correction(namespace: Namespace, memory: Mem, request: Request, body: CorrectionReport,
+                         key: KeyTrust) -> CorrectionResult:
+    """Record that the user corrected the agent; graduates towards a rule when it recurs (an
+    untrusted one does not, until confirmed)."""
+    result = await memory.add_correction(namespace, **{**body.model_dump(), "trust": trust_of(body, key)})
     request.app.state.known_namespaces.add(namespace)
     return result
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, HTTPException, Request, Response, Security
 
 from kg import cypher
 from kg.core.embedding_fallback import Embedded, FallbackChain
+from kg.core.neo4j_local import LocalNeo4j
 from kg.http.common import api_key, error_response, memory_of
 from kg.http.metrics import CONTENT_TYPE, Metrics
 
@@ -34,12 +35,25 @@ async def ready(request: Request) -> Any:
     checks["embedder"] = _embedder_state(request)
     if checks["database"] == "up" and checks.get("migrations") == "applied" and (
             checks["embedder"] == "loaded" or checks["embedder"].startswith("degraded")):
-        return {"status": "ready", "checks": checks}
+        return {"status": "ready", "checks": checks, "server": _server(request)}
     failing = [{"field": k, "message": v} for k, v in checks.items()
                if v not in ("up", "applied", "loaded") and not v.startswith("degraded")]
     response = error_response(503, "not_ready", "; ".join(f"{d['field']}: {d['message']}" for d in failing), failing)
     response.headers["Retry-After"] = str(request.app.state.settings.http.retry_after_s)
     return response
+
+
+def _server(request: Request) -> dict[str, Any]:
+    """The database as the store found it on connecting (version, edition, Cypher versions, the
+    statements it runs: kg.core.capabilities) and, for the managed local server, the Java it runs on,
+    where that Java came from and why."""
+    settings = request.app.state.settings
+    server: dict[str, Any] = memory_of(request).store.capabilities.as_dict()
+    if settings.neo4j.uri:
+        server["java"] = None  # a server this process does not manage
+    else:
+        server["java"] = LocalNeo4j(settings.neo4j.local).running_java()
+    return server
 
 
 def _embedder_state(request: Request) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import Query, Request
 
 from kg.core.requests import RelationshipAssertion
-from kg.http.common import Existing, Instant, Mem, Namespace, namespace_router, utc
+from kg.http.common import KeyTrust, trust_of, Existing, Instant, Mem, Namespace, namespace_router, utc
 from kg.core.relationship_models import RelateResult, RelationshipView
 
 scoped = namespace_router()
@@ -22,8 +22,9 @@ async def relationships(
 
 
 @scoped.post("/relationships", response_model=RelateResult, tags=["relationships"])
-async def relate(namespace: Namespace, memory: Mem, request: Request, body: RelationshipAssertion) -> RelateResult:
+async def relate(namespace: Namespace, memory: Mem, request: Request, body: RelationshipAssertion,
+                 key: KeyTrust) -> RelateResult:
     """Assert or retract `subject -[type]-> object` from `valid_from` (a one-to-one type supersedes)."""
-    result = await memory.relate(namespace, **body.model_dump())
+    result = await memory.relate(namespace, **{**body.model_dump(), "trust": trust_of(body, key)})
     request.app.state.known_namespaces.add(namespace)
     return result

@@ -15,7 +15,7 @@ from kg.core.limits import MAX_CHARS, SessionId, Timestamp
 from kg.memory import AsyncMemory
 from kg.core.models import Message, Session, SessionTurns
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
-from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice, Trust
 
 scoped = namespace_router()
 
@@ -44,8 +44,10 @@ class SessionIn(BaseModel):
 # -- ingest -----------------------------------------------------------------------------------
 def _validated(request: Request, namespace: str, items: list[Any], field: str,
                session_id: str | None = None) -> tuple[list[Message], list[ItemResult]]:
+    keyring = request.app.state.keyring
+    trust: Trust = keyring.trust(request.headers.get("x-api-key")) if keyring.enabled else "trusted"
     try:
-        return validate_items(request.app.state.settings, namespace, items, field, session_id)
+        return validate_items(request.app.state.settings, namespace, items, field, session_id, trust)
     except ValueError as exc:
         raise HTTPException(422, [{"field": field, "message": str(exc).split(": ", 1)[1]}]) from None
 

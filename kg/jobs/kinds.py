@@ -7,7 +7,7 @@ re-run (a job can be retried, or re-queued when new work arrives for its target)
 `PermanentJobError` when retrying cannot help.
 
 Registered here: `embed_backfill`, `maintain_corrections`, `extract_session` (extraction alone,
-resumable per chunk), `summarize_due`, `summarize_session`, `index_session`. A new kind: write the
+resumable per chunk), `summarize_due`, `summarize_session`, `index_session`, `expire_store_items`. A new kind: write the
 handler, `register(JobKind(...))` it, and if a schedule should enqueue it, add a sweep in
 `kg.jobs.sweeps`.
 """
@@ -27,6 +27,7 @@ from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
 from kg.ingest.turn_keys import embed_keys, row_key
 from kg.engine import Engine
 from kg.core.embeddings import embed_async
+from kg.core.store import Store
 
 
 Handler = Callable[[Engine, JobRun], Awaitable[dict[str, Any]]]
@@ -183,6 +184,26 @@ async def extraction_version(engine: Engine) -> dict[str, Any]:
             await extractor.aclose()
 
 
+# -- expire_store_items (target: "store_items") ------------------------------------------------
+EXPIRE_PAGE = 1000
+
+
+async def expire_store_items(store: Store, namespace: str | None) -> int:
+    """Delete the LangGraph store items past their expiry (of one kg namespace, or all), a page per
+    transaction; the number deleted. The job below runs it, and so does `KgStore`'s own sweeper."""
+    deleted = 0
+    while True:
+        [row] = await store.write("queries/store_items_expire", namespace=namespace, limit=EXPIRE_PAGE)
+        deleted += row["deleted"]
+        if row["deleted"] < EXPIRE_PAGE:
+            return deleted
+
+
+async def expire_store_items_job(engine: Engine, run: JobRun) -> dict[str, Any]:
+    """A namespace's LangGraph store items whose TTL ran out (docs/langgraph.md, TTL)."""
+    return {"deleted": await expire_store_items(engine.store, run.namespace)}
+
+
 register(JobKind("embed_backfill", embed_backfill, "embed a namespace's turns that have no embedding"))
 register(JobKind("maintain_corrections", maintain_corrections,
                  "nightly correction clustering, merging, promotion and decay of a namespace"))
@@ -191,5 +212,7 @@ register(JobKind("extract_session", extract_session,
 register(JobKind("summarize_due", summarize_due, "summarize a namespace's due sessions (idle, closed or grown)"))
 register(JobKind("summarize_session", summarize_session, "summarize one session again (reindex)",
                  stale_query="queries/job_summaries_stale", stale_params=summary_versions))
+register(JobKind("expire_store_items", expire_store_items_job,
+                 "delete a namespace's LangGraph store items past their TTL"))
 register(JobKind("index_session", index_session, "post-session indexing of one session, resumable per chunk",
                  stale_query="queries/job_extractions_stale", stale_params=extraction_version))

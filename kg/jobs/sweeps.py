@@ -24,7 +24,8 @@ from kg.core.extras import require
 log = logging.getLogger(__name__)
 
 Sweep = Callable[[Engine, JobQueue, "datetime | None", "str | None"], Awaitable[int]]  # due, namespace
-SCHEDULES: tuple[str, ...] = ("summarize", "index", "reindex", "corrections", "embeddings")  # [schedules] keys
+SCHEDULES: tuple[str, ...] = ("summarize", "index", "reindex", "corrections", "embeddings",
+                              "store_ttl")  # [schedules] keys
 
 
 async def embeddings_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
@@ -109,6 +110,15 @@ async def index_sweep(engine: Engine, queue: JobQueue, due: datetime | None, nam
     return queued
 
 
+async def store_ttl_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
+    """Namespaces with LangGraph store items past their TTL get an `expire_store_items` job."""
+    queued, seen = 0, datetime.now(timezone.utc)
+    for row in await engine.store.read("queries/job_store_namespaces_expired", namespace=namespace):
+        queued += (await queue.enqueue("expire_store_items", row["namespace"], "store_items", rerun=True,
+                                       done_before=seen))[1]
+    return queued
+
+
 # Schedule name -> (sweep, whether what it enqueues can run: its job kind is registered).
 SWEEPS: dict[str, tuple[Sweep, Callable[[], bool]]] = {
     "summarize": (summarize_sweep, lambda: "summarize_due" in KINDS),
@@ -116,6 +126,7 @@ SWEEPS: dict[str, tuple[Sweep, Callable[[], bool]]] = {
     "embeddings": (embeddings_sweep, lambda: "embed_backfill" in KINDS),
     "corrections": (corrections_sweep, lambda: "maintain_corrections" in KINDS),
     "reindex": (reindex_sweep, lambda: any(k.stale_query for k in KINDS.values())),
+    "store_ttl": (store_ttl_sweep, lambda: "expire_store_items" in KINDS),
 }
 
 

@@ -16,8 +16,9 @@ require("server", "mcp", "starlette")
 from mcp.server.mcpserver import Context  # noqa: E402 - after the check that names the extra
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
 
-from kg.access import LOCAL, OPEN, AccessDenied, Grant, Keyring, key_digest  # noqa: E402
+from kg.access import LOCAL, OPEN, AccessDenied, Grant, Keyring, key_digest, writer_trust  # noqa: E402
 from kg.core.models import check_namespace  # noqa: E402
+from kg.core.vocabulary import Trust  # noqa: E402
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -34,6 +35,10 @@ class Scope(Protocol):
 
     def by(self, ctx: Context) -> str:
         """Who is calling, for erasure records: a key's digest prefix, or "local"."""
+        ...
+
+    def key_trust(self, ctx: Context) -> Trust:
+        """What the caller's writes are: "untrusted" for a key of `[http] untrusted_keys`."""
         ...
 
 
@@ -88,6 +93,9 @@ class LocalScope:
     def by(self, ctx: Context) -> str:
         return LOCAL
 
+    def key_trust(self, ctx: Context) -> Trust:
+        return "trusted"
+
 
 @dataclass
 class HttpScope:
@@ -106,6 +114,10 @@ class HttpScope:
     def by(self, ctx: Context) -> str:
         key = (ctx.headers or {}).get("x-api-key")
         return key_digest(key)[:19] if key and self.app.state.keyring.enabled else LOCAL
+
+    def key_trust(self, ctx: Context) -> Trust:
+        keyring: Keyring = self.app.state.keyring
+        return keyring.trust((ctx.headers or {}).get("x-api-key")) if keyring.enabled else "trusted"
 
 
 class Door:
@@ -141,4 +153,12 @@ class Door:
 
     def by(self, ctx: Context) -> str:
         return self.scope.by(ctx)
+
+    def trust(self, ctx: Context, asked: Trust | None) -> Trust:
+        """The trust a tool's write is stored with: `asked` (None: the tool was not told), unless the
+        caller's key writes untrusted content only (then asking for "trusted" is a tool error)."""
+        try:
+            return writer_trust(asked, self.scope.key_trust(ctx))
+        except AccessDenied as exc:
+            raise ToolError(exc.message) from None
 

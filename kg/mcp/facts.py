@@ -15,6 +15,7 @@ from kg.core.facts_models import FactView
 from kg.core.models import Erasure
 
 from kg.core.models import instant
+from kg.core.vocabulary import Trust
 from kg.mcp.door import Door
 
 
@@ -35,15 +36,17 @@ def register(server: MCPServer, door: Door) -> None:
         corrected_behavior: Annotated[str | None, Field(max_length=4000)] = None,
         correction_type: CorrectionType = "preference", seen_at: Timestamp | None = None,
         evidence_turn_ids: Annotated[list[str], Field(max_length=1000)] = [],  # noqa: B006 - pydantic copies it
-        confidence: Annotated[float | None, Field(gt=0, le=1)] = None,
+        confidence: Annotated[float | None, Field(gt=0, le=1)] = None, trust: Trust | None = None,
     ) -> CorrectionResult:
         """Record that the user corrected the agent in `session_id` ("use uv, not pip"); it is added,
-        reinforces a similar one, or invalidates a contradicted one, and graduates towards a rule."""
+        reinforces a similar one, or invalidates a contradicted one, and graduates towards a rule.
+        `trust` "untrusted" (from a tool, a page, another agent): it never does any of that to a
+        trusted one, nor becomes a rule, until `confirm`."""
         memory = await door.open(ctx, namespace)
         try:
             return await memory.add_correction(namespace, session_id, rule_text, original_behavior,
                                                corrected_behavior, correction_type, instant(seen_at),
-                                               evidence_turn_ids, confidence)
+                                               evidence_turn_ids, confidence, door.trust(ctx, trust))
         except ValueError as exc:
             raise ToolError(str(exc)) from None
 
@@ -57,18 +60,21 @@ def register(server: MCPServer, door: Door) -> None:
             raise ToolError(exc.args[0]) from None
 
     @server.tool()
-    async def forget(namespace: str, scope: Literal["session", "subject", "namespace"], target: str,
+    async def forget(namespace: str, scope: Literal["session", "turn", "subject", "namespace"], target: str,
                      ctx: Context) -> Erasure:
-        """Erase for good (unlike `remember` with op "retract", which keeps history): `scope` "session"
-        (target: the session id) deletes its turns, summaries, and the facts and corrections only it
-        evidenced; "subject" (target: the subject's name) deletes every fact and event about it;
-        "namespace" (target: the namespace's name again, as confirmation) deletes everything. Leaves
-        only a content-free erasure record, which it returns."""
+        """Erase for good (unlike `remember` with op "retract", which keeps history), and undo what it
+        caused (a fact it ended holds again): `scope` "session" (target: the session id) deletes its
+        turns, summaries, and the facts and corrections only it evidenced; "turn" (target: the turn
+        id) one message; "subject" (target: the subject's name) every fact and event about it;
+        "namespace" (target: the namespace's name again, as confirmation) everything. Leaves only a
+        content-free erasure record, which it returns."""
         memory = await door.open(ctx, namespace, existing=True)
         by = door.by(ctx)
         try:
             if scope == "session":
                 return await memory.erase_session(namespace, target, by)
+            if scope == "turn":
+                return await memory.erase_turn(namespace, target, by)
             if scope == "subject":
                 return await memory.erase_subject(namespace, target, by)
             if target != namespace:

@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
-from kg.mcp import facts, relationships, sessions
+from kg.mcp import facts, relationships, review, sessions
 from kg.mcp.door import Door, LocalScope, Scope
 from kg.core.models import instant
 from kg.access import AccessDenied, Keyring
@@ -35,7 +35,7 @@ from kg.core.facts_models import FactView, RememberResult
 from kg.core.limits import QueryText, Timestamp
 from kg.mcp.errors import ReasonedServer
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
-from kg.core.vocabulary import K, RecipeChoice
+from kg.core.vocabulary import K, RecipeChoice, Trust
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -98,12 +98,15 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
     @server.tool()
     async def remember(namespace: str, subject: str, predicate: str, object: str, ctx: Context,
                        valid_from: Timestamp | None = None, op: Literal["assert", "retract"] = "assert",
-                       source: Literal["stated", "observed", "inferred", "system"] = "stated") -> RememberResult:
+                       source: Literal["stated", "observed", "inferred", "system"] = "stated",
+                       trust: Trust | None = None) -> RememberResult:
         """Record (`assert`) or withdraw (`retract`) the fact `subject predicate object`, true from
-        `valid_from` (default now). A new value of a single-valued predicate supersedes the old one."""
+        `valid_from` (default now). A new value of a single-valued predicate supersedes the old one.
+        `trust` "untrusted" (tool output, a web page, another agent): it never changes a trusted fact
+        (`held`) until `confirm`."""
         memory = await door.open(ctx, namespace)
-        return await memory.remember(namespace, subject, predicate, object,
-                                     valid_from=instant(valid_from), op=op, source=source)
+        return await memory.remember(namespace, subject, predicate, object, valid_from=instant(valid_from), op=op,
+                                     source=source, trust=door.trust(ctx, trust))
 
     @server.tool()
     async def facts_as_of(namespace: str, subject: str, ctx: Context, predicate: str | None = None,
@@ -119,7 +122,8 @@ def build_server(scope: Scope, lifespan: Callable[[MCPServer], Any] | None = Non
 
     sessions.register(server, door)
     facts.register(server, door)
-    relationships.add_tools(server, open_)
+    review.register(server, door)
+    relationships.add_tools(server, open_, door.trust)
     return server
 
 

@@ -22,7 +22,8 @@ async def _store(door: Door, ctx: Context, namespace: str, items: list[Any], fie
                  session_id: str | None = None) -> BatchResult:
     memory = await door.open(ctx, namespace)
     try:
-        messages, results = validate_items(memory.settings, namespace, items, field, session_id)
+        messages, results = validate_items(memory.settings, namespace, items, field, session_id,
+                                           door.trust(ctx, None))
     except ValueError as exc:
         raise ToolError(str(exc)) from None
     rejected = [r for r in results if r.status == "rejected"]
@@ -48,7 +49,8 @@ def register(server: MCPServer, door: Door) -> None:
         """Store messages; one without `session_id` joins the namespace's current session, or opens a
         new one after the time gap. Each item is accepted or rejected on its own (with its errors); the
         valid ones are stored. Idempotent. Each item: {role: user|assistant|system|tool, text, ts (ISO
-        8601), speaker?, session_id?, external_id?}."""
+        8601), speaker?, session_id?, external_id?, trust?: "untrusted" for tool output, a web page or
+        another agent's message (stored and searchable, never changes a trusted statement)}."""
         if not messages:
             raise ToolError("messages: at least one item")
         return await _store(door, ctx, namespace, messages, "messages")

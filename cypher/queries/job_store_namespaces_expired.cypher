@@ -1,0 +1,4 @@
+// The store TTL sweep: the kg namespaces holding LangGraph store items past their expiry.
+MATCH (i:StoreItem)
+WHERE i.expires_at < datetime() AND ($namespace IS NULL OR i.namespace = $namespace)
+RETURN DISTINCT i.namespace AS namespace

@@ -1,0 +1,163 @@
+"""`AsyncMemory`'s review of what changed (docs/trust.md): `explain` a fact or relationship,
+list the `changes` since a moment, `revert` an automatic change and `confirm` an untrusted
+statement. Each revert or confirmation is a new event: history is never rewritten.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from kg.access import LOCAL
+from kg.core.limits import FieldError
+from kg.core.models import as_utc, check_namespace
+from kg.core.store import Tx
+from kg.core.trust_models import ChangeResult, Changes, Explanation
+from kg.core.values import native
+from kg.engine import Engine
+from kg.explain import change_of, changes_of, explanation, replay
+from kg.ingest.corrections.writer import regraduate, trust_correction
+from kg.ingest.dedup.rebuild import rebuild
+from kg.ingest.facts import FactWriter
+from kg.ingest.facts import event_of as fact_event
+from kg.ingest.relationships import RelationshipWriter
+from kg.ingest.relationships import event_of as edge_event
+from kg.ingest.temporal import FactEvent, Origin, withdrawn
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_UNDOABLE = ("superseded", "retracted")
+
+
+class TrustFacade(Engine):
+    """Mixed into `AsyncMemory`."""
+
+    async def explain(self, namespace: str, id: str) -> Explanation:
+        """Why a fact version (`fact_...`) or relationship version (`rel_...`) is current, ended,
+        superseded or expired: the version, its confidence in parts, and the chain of events of its
+        subject+predicate that made it so, each with its source, time, trust, what it does now and
+        the turns it quotes. KeyError: no such fact or relationship."""
+        check_namespace(namespace)
+        rows = await self.store.read("queries/statement_chain", namespace=namespace, id=id)
+        if not rows:
+            raise KeyError(f"no fact or relationship {id!r} in namespace {namespace!r}")
+        return explanation(namespace, rows[0], datetime.now(timezone.utc), self.settings)
+
+    async def changes(self, namespace: str, since: datetime | None = None, limit: int = 100) -> Changes:
+        """What changed a statement since `since` (None: ever), newest first: every event that
+        superseded, retracted or held one (an untrusted statement waiting for `confirm`), every
+        withdrawal, rewind (an erase), revert and confirmation, each with the confidence of its
+        source; the corrections invalidated automatically, with the similarity that decided it; and
+        the untrusted mentions of trusted entities held for `confirm` (entity merges).
+        `limit` bounds the subject+predicates (and the corrections) read."""
+        check_namespace(namespace)
+        if not 1 <= limit <= 1000:
+            raise FieldError("limit", f"must be 1..1000, got {limit}")
+        when = as_utc(since) if since is not None else _EPOCH
+        rows = await self.store.read("queries/changes_since", namespace=namespace, since=when, limit=limit)
+        events, corrections, merges = changes_of(rows, when, self.settings)
+        return Changes(namespace=namespace, since=when, events=events, corrections=corrections, merges=merges)
+
+    async def revert(self, namespace: str, event_id: str, by: str = LOCAL) -> ChangeResult:
+        """Undo one change by recording a new event (nothing is rewritten): a fact or relationship
+        event that superseded or retracted a statement is withdrawn (the timeline is replayed as
+        if it had never been learned: the old value holds again); a withdrawal, revert or
+        confirmation is taken back the same way; a correction invalidated automatically
+        (contradicted, superseded, merged) holds again. KeyError: no such event; FieldError: it
+        changed nothing that a revert could undo (or an erase, which cannot be undone)."""
+        check_namespace(namespace)
+        new_id = f"rvt_{uuid.uuid4().hex}"
+
+        async def work(tx: Tx) -> ChangeResult:
+            kind, target, slot, events = await _target(tx, namespace, event_id)
+            if kind == "correction":
+                return await self._revert_correction(tx, namespace, target)
+            _, _, effects = replay(kind, slot.get("predicate") or slot["relation"], events, self.settings)
+            effect, change = effects.get(event_id, "noop"), change_of(target)
+            pure = [_pure(kind, e) for e in events]
+            if event_id in withdrawn(pure):
+                raise FieldError("event_id", f"{event_id} is already withdrawn or reverted")
+            if change == "rewind":
+                raise FieldError("event_id", "an erase cannot be reverted: what it removed is gone")
+            if change is None and effect not in _UNDOABLE:
+                raise FieldError("event_id", f"{event_id} {effect} nothing a revert could undo: it ended no "
+                                 "statement (to end its value, retract it; an untrusted one waits for confirm)")
+            origin = Origin(event_id=new_id, withdraws=event_id, kind="revert", reason=f"reverted by {by}")
+            return await self._change(tx, namespace, kind, slot, origin, target, "revert", event_id)
+
+        return await self.store.transaction(work)
+
+    async def confirm(self, namespace: str, id: str, by: str = LOCAL) -> ChangeResult:
+        """A person confirms an untrusted statement: from now on it counts as trusted and is handled
+        like any other (an untrusted "I moved to Paris" held against a trusted "lives in Lisbon" now
+        supersedes it), by a confirmation event. `id`: the untrusted fact or relationship event (its
+        id is in `changes` and in what `remember` answered) or the untrusted correction, which then
+        graduates by what it earned, or a held entity merge (`mrg_...`, in `changes`): the untrusted
+        mentions join the trusted entity. KeyError: no such id; FieldError: it is trusted already."""
+        check_namespace(namespace)
+        new_id = f"cnf_{uuid.uuid4().hex}"
+        now = datetime.now(timezone.utc)
+
+        async def work(tx: Tx) -> ChangeResult:
+            if id.startswith("mrg_"):
+                return await self._confirm_merge(tx, namespace, id, now)
+            kind, target, slot, events = await _target(tx, namespace, id)
+            if (target.get("trust") or "trusted") == "trusted":
+                raise FieldError("id", f"{id} is trusted already: nothing to confirm")
+            if kind == "correction":
+                status = await trust_correction(tx, namespace, id, now, self.settings.memory.corrections)
+                if status is None:
+                    raise FieldError("id", f"correction {id} is invalidated: revert its invalidation first")
+                return ChangeResult(change="confirm", target=id, kind="correction", decision=status, recorded_at=now)
+            if any(e.get("confirms") == id and e["id"] not in withdrawn([_pure(kind, x) for x in events])
+                   for e in events):
+                raise FieldError("id", f"{id} is confirmed already")
+            origin = Origin(event_id=new_id, confirms=id, kind="confirm", reason=f"confirmed by {by}")
+            return await self._change(tx, namespace, kind, slot, origin, target, "confirm", id)
+
+        return await self.store.transaction(work)
+
+    async def _change(self, tx: Tx, namespace: str, kind: str, slot: Mapping[str, str], origin: Origin,
+                      target: Mapping[str, Any], change: str, target_id: str) -> ChangeResult:
+        if kind == "fact":
+            done = await FactWriter(self.store, self.settings).change(
+                tx, namespace, slot["subject_key"], slot["predicate"], origin, target.get("object_value") or "")
+            assert done is not None
+            created, expired, decision = done.fact_ids, done.expired_ids, done.decision
+            at = done.recorded_at
+        else:
+            edge = await RelationshipWriter(self.store, self.settings).change(
+                tx, namespace, slot["subject_id"], slot["relation"], origin, target.get("object_id") or "")
+            assert edge is not None
+            created, expired, decision, at = edge.edge_ids, edge.expired_ids, edge.decision, edge.recorded_at
+        return ChangeResult(change=change, target=target_id, kind="fact" if kind == "fact" else "relationship",
+                            event_id=origin.event_id, decision="reverted" if change == "revert" else decision,
+                            created_ids=created, expired_ids=expired, recorded_at=at)
+
+    async def _confirm_merge(self, tx: Tx, namespace: str, id: str, now: datetime) -> ChangeResult:
+        rows = await tx.run("queries/entity_merge_confirm", namespace=namespace, id=id)
+        if not rows:
+            raise KeyError(f"no held entity merge {id!r} in namespace {namespace!r}")
+        await rebuild(tx, namespace, [r["entity_id"] for r in rows], self.settings.memory.entity_deduplication)
+        return ChangeResult(change="confirm", target=id, kind="entity", decision="merged", recorded_at=now)
+
+    async def _revert_correction(self, tx: Tx, namespace: str, target: Mapping[str, Any]) -> ChangeResult:
+        if target.get("invalidated_at") is None:
+            raise FieldError("event_id", f"correction {target['id']} is not invalidated: nothing to revert")
+        [row] = await tx.run("queries/correction_revert", namespace=namespace, id=target["id"])
+        await regraduate(tx, namespace, [target["id"], *row["survivors"]], self.settings.memory.corrections)
+        [state] = await tx.run("queries/correction_state", namespace=namespace, id=target["id"])
+        return ChangeResult(change="revert", target=target["id"], kind="correction",
+                            decision=state["correction"]["status"], recorded_at=native(row["at"]))
+
+
+async def _target(tx: Tx, namespace: str, id: str) -> tuple[str, dict[str, Any], dict[str, str], list[Any]]:
+    rows = await tx.run("queries/event_target", namespace=namespace, id=id)
+    if not rows:
+        raise KeyError(f"no event or correction {id!r} in namespace {namespace!r}")
+    row = rows[0]
+    return row["kind"], dict(row["target"]), dict(row["slot"] or {}), list(row["events"])
+
+
+def _pure(kind: str, row: Mapping[str, Any]) -> FactEvent:
+    return (fact_event if kind == "fact" else edge_event)(row)

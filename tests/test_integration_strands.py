@@ -1,0 +1,110 @@
+"""The Strands door: Strands' own `Agent`, tool loop and session hooks, with a scripted `Model` (no
+network), keeping the conversation in `KgSessionManager` and searching it with `memory_tool`, on the
+real Neo4j. Strands pins `mcp<2.2`, which the `server` extra's `mcp>=2.3` excludes: .ci/run runs
+this file in a venv of its own (kg-memory with the `strands` extra only); elsewhere it skips."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+from typing import Any, AsyncIterator, Iterator
+
+import pytest
+
+pytest.importorskip("strands", reason="the strands extra is not installed (it has a venv of its own in .ci/run)")
+
+from strands import Agent  # noqa: E402
+from strands.models.model import Model  # noqa: E402
+
+from kg import Memory, load_settings  # noqa: E402
+from kg.integrations.strands import KgSessionManager, memory_tool  # noqa: E402
+
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+class ScriptedModel(Model):
+    """Streams a script, one step per call (a text, or a tool use as {"tool": name, "input": {...}}), and
+    keeps every message list it was sent."""
+
+    def __init__(self, script: list[Any]) -> None:
+        self.script = list(script)
+        self.seen: list[list[Any]] = []
+
+    def update_config(self, **model_config: Any) -> None:
+        pass
+
+    def get_config(self) -> Any:
+        return {}
+
+    def structured_output(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    async def stream(self, messages: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        self.seen.append([dict(m) for m in messages])
+        step = self.script.pop(0)
+        yield {"messageStart": {"role": "assistant"}}
+        if isinstance(step, dict):
+            use = {"toolUseId": f"t{len(self.seen)}", "name": step["tool"]}
+            yield {"contentBlockStart": {"start": {"toolUse": use}}}
+            yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(step["input"])}}}}
+            yield {"contentBlockStop": {}}
+            yield {"messageStop": {"stopReason": "tool_use"}}
+        else:
+            yield {"contentBlockStart": {"start": {}}}
+            yield {"contentBlockDelta": {"delta": {"text": step}}}
+            yield {"contentBlockStop": {}}
+            yield {"messageStop": {"stopReason": "end_turn"}}
+
+
+@pytest.fixture(scope="module")
+def sync_memory() -> Iterator[Memory]:
+    with Memory(load_settings()) as memory:
+        yield memory
+
+
+@pytest.fixture
+def ns(sync_memory: Memory) -> Iterator[str]:
+    namespace = f"test-{uuid.uuid4().hex[:12]}"
+    yield namespace
+    sync_memory.delete_namespace(namespace)
+
+
+def texts(messages: list[Any]) -> list[str]:
+    return [b["text"] for m in messages for b in m["content"] if "text" in b]
+
+
+def test_a_new_agent_continues_the_session(sync_memory: Memory, ns: str) -> None:
+    first = Agent(model=ScriptedModel(["Noted: TimescaleDB."]), callback_handler=None,
+                  session_manager=KgSessionManager("chat-1", sync_memory, ns))
+    first("We picked TimescaleDB for the sensor data.")
+
+    model = ScriptedModel(["You picked TimescaleDB."])
+    again = Agent(model=model, callback_handler=None, session_manager=KgSessionManager("chat-1", sync_memory, ns))
+    assert str(again("Which database did we pick?")).strip() == "You picked TimescaleDB."
+    assert texts(model.seen[0]) == ["We picked TimescaleDB for the sensor data.", "Noted: TimescaleDB.",
+                                    "Which database did we pick?"]
+    turns = sync_memory.turns(ns, "chat-1")
+    assert [(t.role, t.text) for t in turns] == [
+        ("user", "We picked TimescaleDB for the sensor data."), ("assistant", "Noted: TimescaleDB."),
+        ("user", "Which database did we pick?"), ("assistant", "You picked TimescaleDB.")]
+    third = Agent(model=ScriptedModel([]), callback_handler=None,
+                  session_manager=KgSessionManager("chat-1", sync_memory, ns))
+    assert third.messages == again.messages  # exactly, as Strands keeps them
+
+
+def test_the_memory_tool_and_tool_messages_round_trip(sync_memory: Memory, ns: str) -> None:
+    sync_memory.add_turns(ns, "retro", [{"role": "user", "text": "We picked TimescaleDB for the sensor data.",
+                                         "ts": T0, "speaker": "Maya"}])
+    model = ScriptedModel([{"tool": "search_memory", "input": {"query": "sensor database"}}, "TimescaleDB."])
+    agent = Agent(model=model, callback_handler=None, tools=[memory_tool(sync_memory, ns, k=1, session_id="chat-2")],
+                  session_manager=KgSessionManager("chat-2", sync_memory, ns))
+    agent("Which database for the sensors?")
+    result = [b["toolResult"] for b in model.seen[1][-1]["content"] if "toolResult" in b][0]
+    assert result["content"] == [{"text": '["2025-03-01 Maya: We picked TimescaleDB for the sensor data."]'}]
+    turns = sync_memory.turns(ns, "chat-2")
+    assert [t.role for t in turns] == ["user", "assistant", "tool", "assistant"]
+    assert turns[1].text == 'search_memory {"query": "sensor database"}'
+    restored = Agent(model=ScriptedModel([]), callback_handler=None,
+                     session_manager=KgSessionManager("chat-2", sync_memory, ns))
+    assert restored.messages == agent.messages
