@@ -146,6 +146,6 @@ async def _turn_rows(embedder: Embedder, keys: list[tuple[str, str]], settings: 
 
 def _context_vector(row: dict[str, Any], settings: Settings) -> list[float] | None:
     """A context key's vector from its turn's vector and its neighbours' (`context_vectors`, whose
-    mean does not depend on which side a neighbour is on)."""
+    sum does not depend on which side a neighbour is on)."""
     cfg = settings.memory.summaries
     return context_vectors([row["embedding"], *row["around"]], len(row["around"]), cfg.context_weight)[0]

@@ -83,7 +83,9 @@ def test_a_long_turn_keeps_its_whole_text_first_and_its_neighbours_clipped() -> 
     keys = context_texts(turns, width=2)
     assert keys[1].startswith("user: My cat is called Luna.\n")  # the short turn leads its own key
     assert keys[0].startswith("assistant: " + " ".join(long.split()))  # its own text whole
-    assert all(len(line) <= 220 for line in keys[1].split("\n")[1:])  # neighbours clipped
+    before, after = keys[1].split("\n")[1:]
+    assert len(before) <= 220 and len(after) <= 220  # neighbours clipped to the part nearest the turn:
+    assert before.startswith("assistant: …") and after.endswith("…")  # the end of one before, the start of one after
 
 
 def test_context_vectors_blend_the_turn_with_its_neighbours_mean() -> None:
@@ -93,9 +95,11 @@ def test_context_vectors_blend_the_turn_with_its_neighbours_mean() -> None:
     own = [e[0].tolist(), e[1].tolist(), None, e[3].tolist()]
     keys = context_vectors(own, width=1, weight=2.0)
     assert keys[2] is None  # no vector of its own (the fallback model's): nothing to blend
-    mixed = e[1] + 2.0 * (e[0]) / 1  # turn 1's neighbours with a vector: turn 0 only
+    mixed = e[1] + 2.0 * e[0]  # turn 1's neighbours with a vector: turn 0 only
     assert np.allclose(keys[1], mixed / np.linalg.norm(mixed))
     assert np.allclose(keys[0], (e[0] + 2 * e[1]) / np.linalg.norm(e[0] + 2 * e[1]))
+    both = context_vectors([e[0].tolist(), e[1].tolist(), e[2].tolist()], width=1, weight=1.0)[1]
+    assert np.allclose(both, (e[0] + e[1] + e[2]) / np.sqrt(3))  # each neighbour weighs as much as the turn
     assert np.allclose(context_vectors(own, width=1, weight=0.0)[3], e[3])
 
 

@@ -95,8 +95,8 @@ class SummarySettings(Section):
     keyphrases: int = Field(8, ge=1)  # topics the offline summary lists
     max_chars: int = Field(1500, ge=200)  # of one offline summary's text
     context_turns: int = Field(2, ge=0)  # neighbours either side in a turn's context key
-    # the context key's vector: the turn's own plus this times its neighbours' mean (docs/retrieval.md)
-    context_weight: float = Field(2.0, ge=0)
+    # the context key's vector: the turn's own plus each neighbour's times this (docs/retrieval.md)
+    context_weight: float = Field(1.0, ge=0)
 
 
 class RecallWeights(Section):
