@@ -29,9 +29,7 @@ from kg.core.job_models import Job
 from kg.core.models import IngestReport, Message, Session, Turn
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
-from kg.core.requests import (
-    CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request,
-)
+from kg.core.requests import CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request
 from kg.client_review import ReviewCalls
 from kg.core.vocabulary import Trust
 from kg.synchronous import Synchronous, twin
@@ -62,8 +60,7 @@ def _query(**params: Any) -> dict[str, Any]:
     for name, value in params.items():
         if value is None:
             continue
-        out[name] = _iso(value) if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) \
-            else value
+        out[name] = _iso(value) if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) else value
     return out
 
 
