@@ -40,8 +40,9 @@ class VectorSink(Protocol):
         had no turns before."""
 
     def contexts_written(self, namespace: str, session_id: str, revision: Revision,
-                         vectors: dict[str, list[float]]) -> None:
-        """The session's turns' new context-key vectors, by turn id."""
+                         keys: dict[str, tuple[list[float] | None, bool]]) -> None:
+        """The session's turns' new context keys, by turn id: the key's vector (None: the turn's own
+        stands in) and whether the turn before it asked a question."""
 
 
 def revisions(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Revision]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -55,3 +55,19 @@ def normalized(scores: Mapping[K, float]) -> dict[K, float]:
     """Scores scaled to 0..1 by the best one (an empty or all-zero mapping stays as it is)."""
     top = max(scores.values(), default=0.0)
     return {k: (v / top if top > 0 else 0.0) for k, v in scores.items()}
+
+
+def later_first(order: Sequence[K], restates: Callable[[K, K], bool]) -> list[K]:
+    """`order` with every item moved just before the first earlier item it restates
+    (`restates(later, earlier)`), so a later statement of a topic ranks at least as high as the
+    earlier ones; items `restates` does not pair keep their order. `restates` must be acyclic (a
+    strict order in time), which ends the loop: each move puts a later item at the position."""
+    out = list(order)
+    i = 0
+    while i < len(out):
+        newer = next((j for j in range(i + 1, len(out)) if restates(out[j], out[i])), None)
+        if newer is None:
+            i += 1
+        else:
+            out.insert(i, out.pop(newer))
+    return out

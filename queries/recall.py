@@ -2,8 +2,8 @@
 
     score = w_similarity * similarity + w_graph * graph + w_confidence * confidence
 
-- similarity: the item's retrieval score scaled to 0..1 by the best of its kind (turns by the
-  hierarchical ranking; summaries by their session's stage-1 score; facts by the cosine of
+- similarity: 0..1; turns: their fused score scaled by the best turn's, which is that turn's cosine
+  to the query (`best_cosine`); summaries by their session's stage-1 score; facts by the cosine of
   "subject predicate object" to the query);
 - graph: closeness to the entities the query names: 1 for a fact about one of them or a turn they
   said, 0.5 for a fact evidenced by a retrieved turn or a summary naming one, else 0;
@@ -29,6 +29,7 @@ from kg.queries import candidates as cand
 from kg.queries.confidence import score as confidence_score
 from kg.queries.fusion import normalized
 from kg.queries.recipes import Recipe
+from kg.queries.vectors import unit_rows
 from kg.queries.retrieve import Retrieval, Retriever
 from kg.core.embeddings import embed_async
 
@@ -104,13 +105,29 @@ async def recall(
         if "fact" in kinds else nothing(),
     )
     hits: list[MemoryHit] = [*summaries, *facts]
-    sim = normalized({t.turn.id: t.score for t in turns})
+    best = await best_cosine(retriever.store, [t.turn.id for t in turns], None if found.degraded else found.vector)
+    sim = {tid: s * best for tid, s in normalized({t.turn.id: t.score for t in turns}).items()}
     for t in turns:
         graph = 1.0 if t.turn.speaker in found.named else 0.0
         hits.append(_hit(weights, "turn", t.turn.id, t.turn.text, sim[t.turn.id], graph, 1.0,
                          session_id=t.turn.session_id, ts=t.turn.ts, turn=t.turn))
     hits.sort(key=lambda h: -h.score)
     return hits[:k]
+
+
+async def best_cosine(store: Store, ids: list[str], vector: list[float] | None) -> float:
+    """The cosine of the question to the turn among `ids` that matches it best (a long turn by its
+    best part), on the facts' scale: the turns' similarities are their fused scores scaled to it,
+    so when no turn really matches, a fact that does ranks first. 1.0 without a query vector."""
+    if vector is None or not ids:
+        return 1.0
+    row = await store.read_row("queries/retrieval_turn_vectors", ids=ids)
+    dim = len(vector)
+    parts = [p for _, _, emb, more in row.get("turns", []) if emb and len(emb) == dim
+             for p in [emb, *(more[i:i + dim] for i in range(0, len(more or []), dim))]]
+    if not parts:
+        return 1.0
+    return max(0.0, float((unit_rows(parts) @ unit_rows([vector])[0]).max()))
 
 
 def _hit(weights: RecallWeights, kind: str, id: str, text: str, similarity: float, graph: float,

@@ -27,6 +27,7 @@ from kg.core.vocabulary import RECIPE_ALIASES, RerankerKind
 from pydantic import BaseModel, ConfigDict, Field
 
 Method = Literal["vector", "fulltext"]
+RESTATED = 0.5  # MiniLM cosine: a restated value scores 0.5-0.8 ("I have 3 cats" / "now we have four": 0.75)
 Key = Literal["turn", "context"]
 
 
@@ -39,6 +40,10 @@ class Boosts(BaseModel):
     time: float = Field(0.0, ge=0)  # the turn falls in the query's time window
     time_slack_days: float = Field(3.0, ge=0)  # how far around the window still counts
     answer: float = Field(0.0, ge=0)  # share of a question turn's score passed to the turn answering it
+    # recency within a topic: among the first `rerank_top_n` turns, a turn of a later session whose own
+    # vector is at least this close (cosine) to an earlier one's of the same role ranks above it (an
+    # update, a restated value); 0: off
+    restated: float = Field(0.0, ge=0, le=1)
 
 
 class Recipe(BaseModel):
@@ -68,7 +73,7 @@ class Recipe(BaseModel):
     session_signal_weight: float = Field(0.0, ge=0)
 
 
-_BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5)
+_BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5, restated=RESTATED)
 FLAT = Recipe(name="flat", lists=(("vector", "turn"),))
 BM25 = Recipe(name="bm25", lists=(("fulltext", "turn"),))
 HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True)

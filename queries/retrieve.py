@@ -39,12 +39,12 @@ from kg.core.store import Store
 from kg.core.telemetry import span
 from kg.queries import candidates as cand
 from kg.queries.analysis import TimeWindow, content_terms, named, time_window
-from kg.queries.fusion import best_per_group, group_scores, ranking, rrf
+from kg.queries.fusion import best_per_group, group_scores, later_first, ranking, rrf
 from kg.queries.recipes import RECIPES, Key, Method, Recipe
 from kg.queries.rerank import Reranker, local_reranker, passage, rerank
 from kg.queries.session_signals import session_signals
 from kg.queries.turns import lucene_escape
-from kg.queries.vectors import NamespaceVectors
+from kg.queries.vectors import NamespaceVectors, unit_rows
 
 log = logging.getLogger(__name__)
 
@@ -176,6 +176,7 @@ class Retriever:
             if recipe.reranker != "none":
                 with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                     order, hydrated = await self._reranked(query, order, scores, recipe)
+            order = await self._restated_first(order, scores, pool, recipe, window)
             sessions = _first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated)
 
@@ -210,7 +211,7 @@ class Retriever:
             with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                 order, read = await self._reranked(query, order, final, recipe, hydrated)
             hydrated.update(read)
-        order = order[:k]
+        order = (await self._restated_first(order, final, pool, recipe, window))[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
         return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated)
 
@@ -253,6 +254,31 @@ class Retriever:
         by_rank = [scores[t] for t in head]
         scores.update(zip(new_head, by_rank))
         return new_head + order[recipe.rerank_top_n:], turns
+
+    async def _restated_first(self, order: list[str], scores: dict[str, float], pool: dict[str, cand.Candidate],
+                              recipe: Recipe, window: TimeWindow | None) -> list[str]:
+        """Recency within a topic (`Boosts.restated`): the first `rerank_top_n` of `order` with each
+        turn preceded by a later session's restatement of it (same role, own vectors at least that
+        close), as an updated value should be; each rank keeps its score. Not when the question names
+        its time ("in March", "last week"): then the turns of that time are the ones wanted."""
+        head = order[: recipe.rerank_top_n]
+        if not recipe.boosts.restated or window is not None or len(head) < 2:
+            return order
+        row = await self.store.read_row("queries/retrieval_turn_vectors", ids=head)
+        role = {tid: r for tid, r, emb, _ in row.get("turns", []) if emb}
+        if len(role) < 2:
+            return order
+        unit = dict(zip(role, unit_rows([emb for _, _, emb, _ in row.get("turns", []) if emb])))
+
+        def restates(later: str, earlier: str) -> bool:
+            b, a = pool[later], pool[earlier]
+            return (b.session_id != a.session_id and b.ts > a.ts and later in role and earlier in role
+                    and role[later] == role[earlier] and float(unit[later] @ unit[earlier]) >= recipe.boosts.restated)
+
+        new_head = later_first(head, restates)
+        if new_head != head:
+            scores.update(zip(new_head, [scores[t] for t in head]))
+        return new_head + order[len(head):]
 
     async def _exact_inside(
         self, lists: list[list[cand.Candidate]], recipe: Recipe, namespace: str, sessions: list[str],

@@ -68,7 +68,7 @@ def ranked(scores: np.ndarray, ids: list[str], n: int) -> list[int]:
     return sorted(chosen.tolist(), key=lambda i: (-scores[i], ids[i]))[:n]
 
 
-def _unit(rows: list[list[float]] | np.ndarray) -> np.ndarray:
+def unit_rows(rows: list[list[float]] | np.ndarray) -> np.ndarray:
     m = np.asarray(rows, dtype=np.float32).reshape(len(rows), -1)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     return m / np.where(norms == 0, 1.0, norms)
@@ -107,7 +107,7 @@ class NamespaceVectors:
         space = await self._current(namespace)
         if not space.size:
             return []
-        query = _unit([vector])[0]
+        query = unit_rows([vector])[0]
         cosines = (space.matrices[key] @ query).astype(np.float64)
         if key == "turn" and len(space.owners):
             np.maximum.at(cosines, space.owners, (space.passages @ query).astype(np.float64))
@@ -161,17 +161,22 @@ class NamespaceVectors:
         self._keep(namespace, blocks)
 
     def contexts_written(self, namespace: str, session_id: str, revision: Revision,
-                         vectors: dict[str, list[float]]) -> None:
-        """New context-key vectors of a session's turns (a session closed): taken as `turns_written` is."""
+                         keys: dict[str, tuple[list[float] | None, bool]]) -> None:
+        """New context keys of a session's turns (a session closed): their vectors, and whether the
+        turn before each asked a question; taken as `turns_written` is."""
         space = self._spaces.get(namespace)
         held = space.blocks.get(session_id) if space else None
         if space is None or held is None or held.revision[0] != revision[0] - 1:
             return
         context = held.context.copy()
+        rows = list(held.rows)
         for i, row in enumerate(held.rows):
-            if row[0] in vectors:
-                context[i] = _unit([vectors[row[0]]])[0]
-        self._keep(namespace, {**space.blocks, session_id: _Block(revision, held.rows, held.turn, context,
+            if row[0] in keys:
+                vector, follows = keys[row[0]]
+                if vector is not None:
+                    context[i] = unit_rows([vector])[0]
+                rows[i] = (*row[:5], follows)
+        self._keep(namespace, {**space.blocks, session_id: _Block(revision, rows, held.turn, context,
                                                                    held.passages, held.owners)})
 
     def _keep(self, namespace: str, blocks: dict[str, _Block]) -> None:
@@ -204,11 +209,11 @@ def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, 
     for s, members in by_session.items():
         members.sort(key=lambda r: r[2])
         meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5])) for r in members]
-        turn = _unit([r[6] for r in members]) if members else np.zeros((0, 0), dtype=np.float32)
-        context = _unit([r[7] if r[7] is not None else r[6] for r in members]) if members else turn
+        turn = unit_rows([r[6] for r in members]) if members else np.zeros((0, 0), dtype=np.float32)
+        context = unit_rows([r[7] if r[7] is not None else r[6] for r in members]) if members else turn
         dim = turn.shape[1] if members else 0
         parts = [(i, np.asarray(r[8], dtype=np.float32).reshape(-1, dim)) for i, r in enumerate(members) if r[8]]
-        passages = _unit(np.concatenate([p for _, p in parts])) if parts else np.zeros((0, dim), np.float32)
+        passages = unit_rows(np.concatenate([p for _, p in parts])) if parts else np.zeros((0, dim), np.float32)
         owners = np.concatenate([np.full(len(p), i) for i, p in parts]) if parts else np.zeros(0, dtype=np.int64)
         out[s] = _Block(revisions[s], meta, turn, context, passages, owners)
     return out
