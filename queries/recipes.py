@@ -24,10 +24,10 @@ from typing import Literal
 
 from kg.core.memory_settings import SESSIONS_S, TURNS_PER_SESSION_T
 from kg.core.vocabulary import RECIPE_ALIASES, RerankerKind
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Method = Literal["vector", "fulltext"]
-RESTATED = 0.5  # MiniLM cosine: a restated value scores 0.5-0.8 ("I have 3 cats" / "now we have four": 0.75)
+RESTATED = 0.8  # MiniLM cosine of a near restatement ("my 5K best is 27:10" / "a new 5K best: 25:40": 0.80); at 0.5 LoCoMo's chit-chat turns were reordered (turn R@10 0.79 -> 0.67)
 Key = Literal["turn", "context"]
 
 
@@ -40,9 +40,9 @@ class Boosts(BaseModel):
     time: float = Field(0.0, ge=0)  # the turn falls in the query's time window
     time_slack_days: float = Field(3.0, ge=0)  # how far around the window still counts
     answer: float = Field(0.0, ge=0)  # share of a question turn's score passed to the turn answering it
-    # recency within a topic: among the first `rerank_top_n` turns, a turn of a later session whose own
-    # vector is at least this close (cosine) to an earlier one's of the same role ranks above it (an
-    # update, a restated value); 0: off
+    # recency within a topic: among the first `rerank_top_n` turns, a user's turn of a later session whose
+    # own vector is at least this close (cosine) to an earlier one's of the same speaker ranks above it
+    # (an update, a restated value); 0: off
     restated: float = Field(0.0, ge=0, le=1)
 
 
@@ -53,6 +53,8 @@ class Recipe(BaseModel):
     # the ranked lists fused: (method, key); a turn without a context key yet stands in with its own
     lists: tuple[tuple[Method, Key], ...] = (("fulltext", "turn"), ("vector", "turn"), ("fulltext", "context"),
                                              ("vector", "context"))
+    # each list's weight in the fusion, in the order of `lists` (empty: 1 each)
+    weights: tuple[float, ...] = ()
     rrf_k: int = Field(20, ge=1)
     content_words: bool = False  # BM25 queries without question and function words
     boosts: Boosts = Boosts()
@@ -71,6 +73,16 @@ class Recipe(BaseModel):
     # first-rank RRF votes a turn gains (or loses) from its session's quality and outcome
     # (`kg.queries.session_signals`); 0: not read, the ranking is the one without it
     session_signal_weight: float = Field(0.0, ge=0)
+
+
+    @model_validator(mode="after")
+    def _one_weight_per_list(self) -> "Recipe":
+        if self.weights and (len(self.weights) != len(self.lists) or min(self.weights) < 0):
+            raise ValueError(f"weights: one weight >= 0 per list ({len(self.lists)}), got {self.weights}")
+        return self
+
+    def list_weights(self) -> list[float]:
+        return list(self.weights) if self.weights else [1.0] * len(self.lists)
 
 
 _BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5, restated=RESTATED)

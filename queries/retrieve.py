@@ -258,8 +258,8 @@ class Retriever:
     async def _restated_first(self, order: list[str], scores: dict[str, float], pool: dict[str, cand.Candidate],
                               recipe: Recipe, window: TimeWindow | None) -> list[str]:
         """Recency within a topic (`Boosts.restated`): the first `rerank_top_n` of `order` with each
-        turn preceded by a later session's restatement of it (same role, own vectors at least that
-        close), as an updated value should be; each rank keeps its score. Not when the question names
+        user turn preceded by a later session's restatement of it (same speaker, own vectors at
+        least that close), as an updated value should be; each rank keeps its score. Not when the question names
         its time ("in March", "last week"): then the turns of that time are the ones wanted."""
         head = order[: recipe.rerank_top_n]
         if not recipe.boosts.restated or window is not None or len(head) < 2:
@@ -272,8 +272,9 @@ class Retriever:
 
         def restates(later: str, earlier: str) -> bool:
             b, a = pool[later], pool[earlier]
-            return (b.session_id != a.session_id and b.ts > a.ts and later in role and earlier in role
-                    and role[later] == role[earlier] and float(unit[later] @ unit[earlier]) >= recipe.boosts.restated)
+            return (b.session_id != a.session_id and b.ts > a.ts and b.speaker == a.speaker and later in role
+                    and earlier in role and role[later] == role[earlier] == "user"
+                    and float(unit[later] @ unit[earlier]) >= recipe.boosts.restated)
 
         new_head = later_first(head, restates)
         if new_head != head:
@@ -303,7 +304,7 @@ class Retriever:
 
     def _fused(self, lists: list[list[cand.Candidate]], pool: dict[str, cand.Candidate], query: str,
                window: TimeWindow | None, recipe: Recipe, signals: dict[str, float]) -> dict[str, float]:
-        base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k)
+        base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k, recipe.list_weights())
         b = recipe.boosts
         unit = 1.0 / (recipe.rrf_k + 1)
         names = self._named(query, pool) if b.speaker else set()

@@ -179,3 +179,13 @@ def test_offline_over_overlapping_chunks_merges_to_the_whole() -> None:
     assert {(f.predicate, f.object) for f in merged.facts} == {(f.predicate, f.object) for f in whole.facts}
     assert len(merged.facts) == len(whole.facts) == 3
     assert merged.facts[0].evidence_turn_ids == whole.facts[0].evidence_turn_ids
+
+
+def test_offline_skips_a_name_too_long_to_be_one() -> None:
+    """A 260-character URL (a paper's tracking link, seen in LongMemEval) is no entity name: the
+    offline reader leaves it out instead of failing the whole session's summary."""
+    url = "https://pdfs.example.org/paper.pdf?" + "x" * 230
+    short = "https://example.org/a"
+    session = [ChunkTurn(id="t0", idx=0, role="assistant", speaker=None, text=f"See {url} and {short}.", ts=T0)]
+    found = extract_offline(ChunkInput(session_id="s", turns=session))
+    assert [e.name for e in found.entities] == [short]

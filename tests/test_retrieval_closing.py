@@ -25,7 +25,7 @@ def _answer(topic: str, n: int) -> str:
         "A standing desk with memory presets saves you from adjusting it by hand every time.",
         "Leave room for an anti-fatigue mat in front of the standing desk.",
         "Cable trays under the standing desk keep wires from snagging as it moves.",
-        "Ordering a standing desk online, compare return windows and warranty on the motors.",
+        "Compare return windows and the warranty on the motors before you buy.",
     ]
     return " ".join(f"{i + 1}. {p}" for i, p in enumerate(points * n))
 

@@ -29,7 +29,7 @@ async def test_a_later_restated_value_ranks_above_the_earlier(memory: AsyncMemor
     sessions = [
         ("s-jan", ["My 5K personal best is 27 minutes 10 seconds.", "I also swim twice a week."]),
         ("s-feb", ["I booked a ryokan in Kyoto for the spring.", "My sister visits in March."]),
-        ("s-mar", ["I ran a new 5K personal best on Saturday: 25 minutes 40 seconds!", "The weather was cold."]),
+        ("s-mar", ["My 5K personal best is now 25 minutes 40 seconds, since Saturday's race.", "The weather was cold."]),
     ]
     for n, (sid, texts) in enumerate(sessions):
         await memory.add_turns(namespace, sid, [

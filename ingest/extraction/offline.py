@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from kg.ingest.extraction.chunking import merge
 from kg.ingest.extraction.extractor import Usage
 from kg.ingest.extraction.models import (
+    NAME_MAX_CHARS,
     QUOTE_MAX_CHARS,
     ChunkInput,
     ChunkTurn,
@@ -137,7 +138,7 @@ class _TurnReader:
 
     def entity(self, name: str, type_: str = "other", **attributes: str) -> None:
         name = _tidy(_strip_possessive(name))
-        if name:
+        if name and len(" ".join(name.split())) <= NAME_MAX_CHARS:  # a 260-character URL names nothing
             self.out.entities.append(
                 ExtractedEntity(name=name, type=type_, attributes=attributes, evidence_turn_ids=[self.turn.id])
             )

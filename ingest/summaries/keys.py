@@ -21,6 +21,17 @@ import numpy as np
 from kg.ingest.extraction.models import ChunkTurn
 
 NEIGHBOUR_CHARS = 200
+REPLY_CHARS = 200  # a reply up to this long may need its question to be understood
+
+
+def short_replies(turns: Sequence[ChunkTurn]) -> list[bool]:
+    """For each turn of one session (in order): it answers the turn before it, a question, and is
+    short ("My sister."), so it may be found through that question's words (`Boosts.answer`). A long
+    reply says enough in its own words: on LongMemEval-S, where the assistant answers the user's
+    questions at length, passing them the question's score filled the top 10 with answers (turn
+    recall@10 0.74 against 0.87 without, on 20 questions)."""
+    return [i > 0 and turns[i - 1].text.rstrip().endswith("?") and len(" ".join(t.text.split())) <= REPLY_CHARS
+            for i, t in enumerate(turns)]
 
 
 def _line(turn: ChunkTurn, attachments: str, clip: str | None) -> str:

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kg.ingest.extraction.models import ChunkTurn
-from kg.ingest.summaries.keys import context_texts, context_vectors
+from kg.ingest.summaries.keys import short_replies, context_texts, context_vectors
 from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
 from kg.ingest.summaries.offline import OfflineSummarizer
 from kg.ingest.summaries.passes import Passes, stale
@@ -89,7 +89,7 @@ class SessionSummarizer:
         turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
                            ts=native(r["ts"])) for r in rows]
         vectors = {r["id"]: r["embedding"] for r in rows}
-        await self._context_keys(turns, vectors, {r["id"]: r["context_text"] for r in rows},
+        await self._context_keys(turns, vectors, {r["id"]: (r["context_text"], r["follows_question"]) for r in rows},
                                  [attachment_text(stored_attachments(r)) for r in rows])
         current = {s.slot: s for s in await self._current(namespace, session_id)}
         chosen = await self._summarizer(namespace, session_id, len(turns), open_)
@@ -143,15 +143,16 @@ class SessionSummarizer:
         return [summary_from_props(r["summary"]) for r in rows]
 
     async def _context_keys(self, turns: list[ChunkTurn], own: dict[str, list[float] | None],
-                            stored: dict[str, str | None], attachments: list[str]) -> None:
+                            stored: dict[str, tuple[str | None, bool | None]], attachments: list[str]) -> None:
         """Each turn's context key (kg.ingest.summaries.keys): its text, and a vector made of the
-        session's stored vectors (nothing is embedded), written where the text changed."""
+        session's stored vectors (nothing is embedded), written where the text or the reply flag changed."""
         cfg = self.settings.memory.summaries
         texts = context_texts(turns, cfg.context_turns, attachments)
         keys = context_vectors([own.get(t.id) for t in turns], cfg.context_turns, cfg.context_weight)
-        asks = [False] + [t.text.rstrip().endswith("?") for t in turns[:-1]]
+        asks = short_replies(turns)
         changed: list[dict[str, Any]] = [{"id": t.id, "text": x, "follows_question": a, "embedding": v}
-                                         for t, x, a, v in zip(turns, texts, asks, keys) if stored.get(t.id) != x]
+                                         for t, x, a, v in zip(turns, texts, asks, keys)
+                                         if stored.get(t.id) != (x, a)]
         size = self.settings.ingest.batch_size
         for start in range(0, len(changed), size):
             page = changed[start : start + size]
