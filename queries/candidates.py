@@ -36,7 +36,7 @@ class Candidate:
     speaker: str | None
     ts: datetime
     score: float
-    follows_question: bool  # the turn before it in its session asked a question
+    follows_question: bool  # a short reply to the question before it (kg.ingest.summaries.keys.short_replies)
 
 
 def _candidates(row: dict[str, Any]) -> list[Candidate]:

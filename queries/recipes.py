@@ -39,7 +39,7 @@ class Boosts(BaseModel):
     speaker: float = Field(0.0, ge=0)  # the turn's speaker is named in the query
     time: float = Field(0.0, ge=0)  # the turn falls in the query's time window
     time_slack_days: float = Field(3.0, ge=0)  # how far around the window still counts
-    answer: float = Field(0.0, ge=0)  # share of a question turn's score passed to the turn answering it
+    answer: float = Field(0.0, ge=0)  # share of a question turn's score passed to a short reply to it
     # recency within a topic: among the first `rerank_top_n` turns, a user's turn of a later session whose
     # own vector is at least this close (cosine) to an earlier one's of the same speaker ranks above it
     # (an update, a restated value); 0: off

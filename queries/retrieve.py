@@ -2,7 +2,7 @@
 
 Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn's own text and/or
 its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
-window, the speakers it names, and a question's score passed on to the turn that answers it.
+window, the speakers it names, and a question's score passed on to a short reply to it.
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
 summaries' BM25 matches, dense ones too if the recipe weights them, plus the time window) and
 re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), keeping T
