@@ -107,17 +107,21 @@ def test_bad_lines_are_reported_with_file_line_and_reason(tmp_path: Path) -> Non
     assert all(str(path) in str(i) for i in items if isinstance(i, Rejected))
 
 
-async def test_oversized_turn_is_stored_whole_and_embedded_truncated(
+async def test_oversized_turn_is_stored_whole_and_embedded_in_passages(
     memory: AsyncMemory, namespace: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    limit = memory.settings.ingest.max_embed_chars
-    text = "word " * (limit // 2)
+    """A long turn is embedded in passages, up to `[ingest] max_passages`; past them it is searched by
+    its words only, and the log says so. Its text is stored whole either way."""
+    cap = memory.settings.ingest.max_passages
+    text = " ".join(f"word{i}" for i in range(250 * (cap + 2)))  # more tokens than `cap` windows hold
     with caplog.at_level(logging.WARNING, logger="kg.ingest.turns"):
         turn = await memory.add_message(namespace, "user", text, T0)
     assert turn.text == text
-    assert any("embedding its first" in r.message for r in caplog.records)
-    rows = await memory.store.read("queries/turn_get", namespace=namespace, id=turn.id)
-    assert len(rows[0]["turn"]["text"]) == len(text)
+    assert any("searched by its words only" in r.message for r in caplog.records)
+    [row] = await cypher_rows(memory, "MATCH (t:Turn {id: $id}) RETURN t.text AS text, size(t.embedding) AS dim, "
+                                      "size(t.passage_embeddings) AS rest", id=turn.id)
+    assert len(row["text"]) == len(text)
+    assert row["rest"] == (cap - 1) * row["dim"]  # the first part is `embedding`, the others follow
 
 
 @pytest.mark.parametrize("text", ["What database did we pick?", "", "Où est la gare ? 東京", "long " * 400])
