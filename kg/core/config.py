@@ -141,11 +141,8 @@ class SessionSettings(Section):
 
 class IngestSettings(Section):
     batch_size: int = Field(512, ge=1)  # turns per write transaction
-    # A long turn is embedded in parts (passages) and searched by its best one: the model's own token
-    # windows for the local models, else windows of `max_embed_chars` characters; at most
-    # `max_passages` parts (the rest is searched by its words only)
-    max_embed_chars: int = Field(4000, ge=100)
-    max_passages: int = Field(32, ge=1)
+    max_embed_chars: int = Field(4000, ge=100)  # a long turn is embedded in passages of this many characters (local models: 254 tokens), searched by its best one
+    max_passages: int = Field(32, ge=1)  # passages embedded per turn; the rest is searched by its words only
     max_text_chars: int = Field(1_000_000, ge=1000)  # a turn over this is rejected
 
 
