@@ -105,7 +105,8 @@ async def recall(
         if "fact" in kinds else nothing(),
     )
     hits: list[MemoryHit] = [*summaries, *facts]
-    best = await best_cosine(retriever.store, [t.turn.id for t in turns], None if found.degraded else found.vector)
+    best = await best_cosine(retriever.store, [t.turn.id for t in turns], None if found.degraded else found.vector,
+                             found.vector_rows)
     sim = {tid: s * best for tid, s in normalized({t.turn.id: t.score for t in turns}).items()}
     for t in turns:
         graph = 1.0 if t.turn.speaker in found.named else 0.0
@@ -115,15 +116,21 @@ async def recall(
     return hits[:k]
 
 
-async def best_cosine(store: Store, ids: list[str], vector: list[float] | None) -> float:
+async def best_cosine(store: Store, ids: list[str], vector: list[float] | None,
+                      known: dict[str, list] | None = None) -> float:
     """The cosine of the question to the turn among `ids` that matches it best (a long turn by its
     best part), on the facts' scale: the turns' similarities are their fused scores scaled to it,
-    so when no turn really matches, a fact that does ranks first. 1.0 without a query vector."""
+    so when no turn really matches, a fact that does ranks first. 1.0 without a query vector.
+    `known`: rows of `queries/retrieval_turn_vectors` the search already read (not read again)."""
     if vector is None or not ids:
         return 1.0
-    row = await store.read_row("queries/retrieval_turn_vectors", ids=ids)
+    known = known or {}
+    missing = [i for i in ids if i not in known]
+    rows = [known[i] for i in ids if i in known]
+    if missing:
+        rows += (await store.read_row("queries/retrieval_turn_vectors", ids=missing)).get("turns", [])
     dim = len(vector)
-    parts = [p for _, _, emb, more in row.get("turns", []) if emb and len(emb) == dim
+    parts = [p for _, _, emb, more in rows if emb and len(emb) == dim
              for p in [emb, *(more[i:i + dim] for i in range(0, len(more or []), dim))]]
     if not parts:
         return 1.0

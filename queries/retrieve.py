@@ -62,6 +62,8 @@ class Retrieval:
     vector: list[float] | None = None  # the query's, by the fallback embedder when `degraded`
     hydrated: dict[str, Turn] = field(default_factory=dict)  # turns already read in full (stage 2)
     degraded: str | None = None  # why the primary embedder was not used (kg.core.embedding_fallback)
+    # rows of `queries/retrieval_turn_vectors` already read (recency within a topic), by turn id
+    vector_rows: dict[str, list] = field(default_factory=dict)
 
 
 RerankerSource = Callable[[str], "Reranker | None"]
@@ -176,9 +178,11 @@ class Retriever:
             if recipe.reranker != "none":
                 with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                     order, hydrated = await self._reranked(query, order, scores, recipe)
-            order = await self._restated_first(order, scores, pool, recipe, window)
+            rows: dict[str, list] = {}
+            order = await self._restated_first(order, scores, pool, recipe, window, rows)
             sessions = _first_seen(order, pool)
-            return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated)
+            return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated,
+                             vector_rows=rows)
 
         summary_dense, summary_bm25 = done.get("summary:vector", []), done.get("summary:fulltext", [])
         in_window: set[str] = done["window"] if window is not None else set()
@@ -211,9 +215,11 @@ class Retriever:
             with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                 order, read = await self._reranked(query, order, final, recipe, hydrated)
             hydrated.update(read)
-        order = (await self._restated_first(order, final, pool, recipe, window))[:k]
+        rows = {}
+        order = (await self._restated_first(order, final, pool, recipe, window, rows))[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
-        return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated)
+        return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated,
+                         vector_rows=rows)
 
     async def _degraded(self, namespace: str, k: int, recipe: Recipe, vector: list[float], lucene: str, size: int,
                         total: int, as_of: datetime | None, reason: str) -> Retrieval:
@@ -256,15 +262,17 @@ class Retriever:
         return new_head + order[recipe.rerank_top_n:], turns
 
     async def _restated_first(self, order: list[str], scores: dict[str, float], pool: dict[str, cand.Candidate],
-                              recipe: Recipe, window: TimeWindow | None) -> list[str]:
+                              recipe: Recipe, window: TimeWindow | None, read: dict[str, list]) -> list[str]:
         """Recency within a topic (`Boosts.restated`): the first `rerank_top_n` of `order` with each
         user turn preceded by a later session's restatement of it (same speaker, own vectors at
-        least that close), as an updated value should be; each rank keeps its score. Not when the question names
-        its time ("in March", "last week"): then the turns of that time are the ones wanted."""
+        least that close), as an updated value should be; each rank keeps its score. Not when the
+        question names its time ("in March", "last week"): then the turns of that time are wanted.
+        The vector rows it reads are put in `read` (recall scales turns by them)."""
         head = order[: recipe.rerank_top_n]
         if not recipe.boosts.restated or window is not None or len(head) < 2:
             return order
         row = await self.store.read_row("queries/retrieval_turn_vectors", ids=head)
+        read.update((r[0], r) for r in row.get("turns", []))
         role = {tid: r for tid, r, emb, _ in row.get("turns", []) if emb}
         if len(role) < 2:
             return order
