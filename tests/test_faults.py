@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -265,83 +266,75 @@ async def count_turns(memory: AsyncMemory, namespace: str) -> int:
     return (await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN count(t) AS n", ns=namespace))[0]["n"]
 
 
-async def test_neo4j_stopped_mid_ingest_then_rerun_loses_and_duplicates_nothing(
-    spare: tuple[LocalNeo4j, Settings, Path], tmp_path: Path
-) -> None:
-    server, settings, config = spare
-    ns = f"fault-{uuid.uuid4().hex[:8]}"
-    rows = (messages(ns, "s-a", 200, T0) + messages(ns, "s-b", 200, T0 + timedelta(hours=4))
-            + messages(ns, None, 100, T0 + timedelta(days=2)))
-    source = write_jsonl(tmp_path / "big.jsonl", rows)
-    env = env_with(KG_CONFIG=str(config), KG_INGEST__BATCH_SIZE="10")
-    async with AsyncMemory(settings) as memory:
-        first = subprocess.Popen([sys.executable, "-m", "kg.cli", "ingest", str(source)], cwd=ROOT, env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 180
-            while await count_turns(memory, ns) < 30:
-                assert first.poll() is None, first.communicate()
-                assert time.monotonic() < deadline, "the ingest did not start writing"
-                await asyncio.sleep(0.1)
-            await asyncio.to_thread(server.stop, lambda _: None)  # the database goes away mid-ingest
-            await asyncio.to_thread(stop_hard, first, 2.0)
-        finally:
-            if first.poll() is None:
-                first.kill()
-        assert first.returncode != 0
-        await asyncio.to_thread(server.start, lambda _: None)
-        partial = await count_turns(memory, ns)
-        assert 30 <= partial < len(rows), partial  # it really was cut off in the middle
-
-        rerun = await asyncio.to_thread(kg, ["ingest", str(source)], env)
-        assert rerun.returncode == 0, rerun.stderr[-3000:]
-        assert f"new turns {len(rows) - partial}, already stored {partial}" in " ".join(rerun.stdout.split())
-        expected = {"s-a": 200, "s-b": 200, auto_session_id(T0 + timedelta(days=2)): 100}
-        await assert_sessions_whole(memory, ns, expected)
-
-
-async def test_neo4j_stopped_mid_job_then_rerun_resumes_and_finishes(
+async def test_neo4j_stopped_mid_ingest_and_mid_job_then_reruns_lose_and_duplicate_nothing(
     spare: tuple[LocalNeo4j, Settings, Path], tmp_path: Path, fake_llm: FakeLLM
 ) -> None:
+    """One outage cuts off two commands at once: a `kg ingest` of 500 rows and a `kg jobs run-once`
+    of an `index_session` job (12 chunks). Once the database is back, the ingest re-run stores only
+    what was missing, and the job resumes at the first chunk not answered."""
     server, settings, config = spare
-    ns = f"fault-{uuid.uuid4().hex[:8]}"
+    ingest_ns, job_ns = f"fault-{uuid.uuid4().hex[:8]}", f"fault-{uuid.uuid4().hex[:8]}"
+    rows = (messages(ingest_ns, "s-a", 200, T0) + messages(ingest_ns, "s-b", 200, T0 + timedelta(hours=4))
+            + messages(ingest_ns, None, 100, T0 + timedelta(days=2)))
+    source = write_jsonl(tmp_path / "big.jsonl", rows)
     job_config = tmp_path / "kg.toml"
     job_config.write_text(config.read_text() + (
         f'[llm.services.fake]\nprovider = "anthropic"\nmodel = "claude-haiku-4-5"\nbase_url = "{fake_llm.url}"\n'
-        f'api_key = "{KEY}"\ntimeout_s = 10.0\nmax_retries = 0\ntransport_retries = 0\n'))
-    env = env_with(KG_CONFIG=str(job_config))
+        f'api_key = "{KEY}"\ntimeout_s = 60.0\nmax_retries = 0\ntransport_retries = 0\n'))
+    ingest_env = env_with(KG_CONFIG=str(config), KG_INGEST__BATCH_SIZE="10")
+    job_env = env_with(KG_CONFIG=str(job_config))
+    outage_over = threading.Event()
 
-    def slow_echo(request: Any) -> Reply:
-        reply = anthropic_echo(request)
-        reply.delay_s = 0.4
-        return reply
+    def held_after_four(request: Any) -> Reply:
+        """The first four chunks are answered; the fifth waits until the outage is over, so the
+        job is in the middle (4 of 12 saved, one in flight) however slow the ingest is to start."""
+        if len(fake_llm.requests) > 4:
+            outage_over.wait(120)
+        return anthropic_echo(request)
 
-    fake_llm.fallback = slow_echo
+    fake_llm.fallback = held_after_four
     async with AsyncMemory(settings) as memory:
-        await memory.add_turns(ns, "s-job", [
+        await memory.add_turns(job_ns, "s-job", [
             {"role": "user" if i % 2 == 0 else "assistant", "speaker": "Dana", "text": text(i),
              "ts": T0 + timedelta(minutes=i)} for i in range(24)])  # 12 chunks
-        job = await memory.enqueue_job("index_session", ns, "s-job")
-        worker = subprocess.Popen([sys.executable, "-m", "kg.cli", "jobs", "run-once", "--no-sweep"], cwd=ROOT,
-                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        job = await memory.enqueue_job("index_session", job_ns, "s-job")
+        procs = [subprocess.Popen([sys.executable, "-m", "kg.cli", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for args, env in ((["ingest", str(source)], ingest_env),
+                                   (["jobs", "run-once", "--no-sweep"], job_env))]
+        first, worker = procs
         try:
             deadline = time.monotonic() + 180
-            while sum(k.startswith("chunk-") for k in (await memory.job(job.id)).pass_outputs) < 4:
+            while (await count_turns(memory, ingest_ns) < 30
+                   or sum(k.startswith("chunk-") for k in (await memory.job(job.id)).pass_outputs) < 4):
+                assert first.poll() is None, first.communicate()
                 assert worker.poll() is None, worker.communicate()
-                assert time.monotonic() < deadline, "the job did not get going"
+                assert time.monotonic() < deadline, "the ingest or the job did not get going"
                 await asyncio.sleep(0.1)
-            await asyncio.to_thread(server.stop, lambda _: None)  # the database goes away mid-job
-            await asyncio.to_thread(stop_hard, worker, 2.0)
+            await asyncio.to_thread(server.stop, lambda _: None)  # the database goes away mid-ingest and mid-job
+            await asyncio.gather(*(asyncio.to_thread(stop_hard, p, 2.0) for p in procs))
         finally:
-            if worker.poll() is None:
-                worker.kill()
+            outage_over.set()
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+        assert first.returncode != 0
         await asyncio.to_thread(server.start, lambda _: None)
+        partial = await count_turns(memory, ingest_ns)
+        assert 30 <= partial < len(rows), partial  # the ingest really was cut off in the middle
         cut = await memory.job(job.id)
         saved = sorted(k for k in cut.pass_outputs if k.startswith("chunk-"))
         assert cut.status == "running" and cut.attempts == 1 and 4 <= len(saved) < 12, cut
 
-        rerun = await asyncio.to_thread(kg, ["jobs", "run-once", "--no-sweep", "--wait", "30"], env)
+        rerun, rejob = await asyncio.gather(asyncio.to_thread(kg, ["ingest", str(source)], ingest_env),
+                                            asyncio.to_thread(kg, ["jobs", "run-once", "--no-sweep", "--wait", "30"],
+                                                              job_env))
         assert rerun.returncode == 0, rerun.stderr[-3000:]
+        assert f"new turns {len(rows) - partial}, already stored {partial}" in " ".join(rerun.stdout.split())
+        expected = {"s-a": 200, "s-b": 200, auto_session_id(T0 + timedelta(days=2)): 100}
+        await assert_sessions_whole(memory, ingest_ns, expected)
+
+        assert rejob.returncode == 0, rejob.stderr[-3000:]
         done = await memory.job(job.id)
         assert done.status == "done" and done.attempts == 2, done
         plan = done.pass_outputs["plan"]["chunks"]
@@ -354,5 +347,5 @@ async def test_neo4j_stopped_mid_job_then_rerun_resumes_and_finishes(
         report = done.pass_outputs["report"]
         assert report["status"] == "indexed" and report["chunks"] == 12 and report["llm_calls"] == 12
         cited = await cypher_rows(memory, "MATCH (:Decision {namespace: $ns})-[:EVIDENCED_BY]->"
-                                          "(t:Turn) RETURN collect(DISTINCT t.id) AS ids", ns=ns)
+                                          "(t:Turn) RETURN collect(DISTINCT t.id) AS ids", ns=job_ns)
         assert set(cited[0]["ids"]) == set(first_ids)  # every chunk's answer was written
