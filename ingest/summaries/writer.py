@@ -14,6 +14,7 @@ passes 2 and 3 (`kg.ingest.summaries.passes`), unless it holds current ones.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from datetime import datetime, timedelta, timezone
@@ -56,10 +57,8 @@ class SessionSummarizer:
     # -- triggers ---------------------------------------------------------------------------
     async def close(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
         """Close the session and summarize it (None: the session has no turns)."""
-        now = now or datetime.now(timezone.utc)
-        if not await self.store.write("queries/session_close", namespace=namespace, session_id=session_id, now=now):
-            raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
-        return await self.summarize(namespace, session_id, now=now, open_=False)
+        return await self.summarize(namespace, session_id, now=now or datetime.now(timezone.utc), open_=False,
+                                    close=True)
 
     async def due(self, namespace: str | None = None, now: datetime | None = None) -> list[Summary]:
         """Summarize every due session (of `namespace`, or of all); idle ones are closed first."""
@@ -72,42 +71,67 @@ class SessionSummarizer:
                 every=cfg.summarize_every_messages, limit=DUE_PAGE,
             )
             for row in rows:
-                if row["closes"]:
-                    await self.store.write("queries/session_close", namespace=row["namespace"],
-                                           session_id=row["id"], now=now)
-                summary = await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"])
+                summary = await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
+                                               close=row["closes"])
                 if summary is not None:
                     done.append(summary)
             if len(rows) < DUE_PAGE:
                 return done
 
     # -- one session ------------------------------------------------------------------------
-    async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool) -> Summary | None:
-        rows = await self.store.read("queries/session_index_turns", namespace=namespace, session_id=session_id)
+    async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool,
+                        close: bool = False) -> Summary | None:
+        """Summarize the session from its first turn; `close` closes it first (KeyError: no such session)."""
+        rows, current = await self._read(namespace, session_id, now, close)
         if not rows:
             return None
         turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
                            ts=native(r["ts"])) for r in rows]
         vectors = {r["id"]: r["embedding"] for r in rows}
-        await self._context_keys(turns, vectors, {r["id"]: (r["context_text"], r["follows_question"]) for r in rows},
-                                 [attachment_text(stored_attachments(r)) for r in rows])
-        current = {s.slot: s for s in await self._current(namespace, session_id)}
-        chosen = await self._summarizer(namespace, session_id, len(turns), open_)
-        run = _Run(self, chosen, namespace, session_id, turns, vectors, current, now, open_)
-        with metering() as meter:
-            summary = await run.session_summary()
-            if not open_ and self.passes is not None:
-                summary = await self._enrich(namespace, session_id, turns, summary)
-        if meter.calls:
-            await self.store.write("queries/session_add_llm_usage", namespace=namespace, session_id=session_id,
-                                   **meter.totals())
-        await self.store.write("queries/summaries_expire_slots", namespace=namespace, session_id=session_id,
-                               keep=sorted(run.kept), now=now)
-        await self.store.write(
-            "queries/session_mark_summarized", namespace=namespace, session_id=session_id, count=len(turns),
-            now=now, version=summary.version, speakers=sorted({t.speaker for t in turns if t.speaker}),
-        )
+        # The context keys are written while the summary is made (its vector embedded): they share nothing
+        # but the session node, which each write locks in turn.
+        keys = asyncio.ensure_future(self._context_keys(
+            turns, vectors, {r["id"]: (r["context_text"], r["follows_question"]) for r in rows},
+            [attachment_text(stored_attachments(r)) for r in rows]))
+        try:
+            chosen = await self._summarizer(namespace, session_id, len(turns), open_)
+            run = _Run(self, chosen, namespace, session_id, turns, vectors, {s.slot: s for s in current}, now, open_)
+            with metering() as meter:
+                summary = await run.session_summary()
+                if not open_ and self.passes is not None:
+                    summary = await self._enrich(namespace, session_id, turns, summary)
+        finally:
+            await asyncio.gather(keys, return_exceptions=True)  # the keys stand whatever the summary met
+        keys.result()  # ... and a failed key write fails the summarization
+
+        async def finish(tx: Tx) -> None:
+            if meter.calls:
+                await tx.run("queries/session_add_llm_usage", namespace=namespace, session_id=session_id,
+                             **meter.totals())
+            await tx.run("queries/summaries_expire_slots", namespace=namespace, session_id=session_id,
+                         keep=sorted(run.kept), now=now)
+            await tx.run("queries/session_mark_summarized", namespace=namespace, session_id=session_id,
+                         count=len(turns), now=now, version=summary.version,
+                         speakers=sorted({t.speaker for t in turns if t.speaker}))
+
+        await self.store.transaction(finish)
         return summary
+
+    async def _read(self, namespace: str, session_id: str, now: datetime, close: bool
+                    ) -> tuple[list[dict[str, Any]], list[Summary]]:
+        """In one transaction: close the session (when `close`), then its turns and its current summaries."""
+        async def work(tx: Tx) -> tuple[list[dict[str, Any]], list[Summary]]:
+            if close and not await tx.run("queries/session_close", namespace=namespace, session_id=session_id,
+                                          now=now):
+                raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
+            rows = await tx.rows("queries/session_index_turns", namespace=namespace, session_id=session_id)
+            if not rows:
+                return rows, []
+            current = await tx.rows("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+                                    include_expired=False)
+            return rows, [summary_from_props(r["summary"]) for r in current]
+
+        return await self.store.transaction(work)
 
     async def _enrich(self, namespace: str, session_id: str, turns: list[ChunkTurn], summary: Summary) -> Summary:
         """Passes 2 and 3 on the session summary (pass 1), unless it holds their current signals."""
@@ -136,11 +160,6 @@ class SessionSummarizer:
         if every and count - last >= every:
             return getattr(self.summarizer, "live", self.summarizer)
         return self.interim
-
-    async def _current(self, namespace: str, session_id: str) -> list[Summary]:
-        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
-                                     include_expired=False)
-        return [summary_from_props(r["summary"]) for r in rows]
 
     async def _context_keys(self, turns: list[ChunkTurn], own: dict[str, list[float] | None],
                             stored: dict[str, tuple[str | None, bool | None]], attachments: list[str]) -> None:
