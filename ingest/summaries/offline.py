@@ -10,6 +10,7 @@ quality: outcome is "ongoing" while the session is open and unknown otherwise, q
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence, Set as AbstractSet
@@ -88,14 +89,17 @@ def central(vectors: Sequence[Sequence[float] | None], lengths: Sequence[int], m
     present = [(i, v) for i, v in enumerate(vectors) if v is not None]
     if not present:
         return sorted(sorted(range(len(lengths)), key=lambda i: -lengths[i])[:m])
-    dim = len(present[0][1])
-    centroid = [sum(v[d] for _, v in present) / len(present) for d in range(dim)]
-    norm = math.sqrt(sum(c * c for c in centroid)) or 1.0
-    scores = {}
-    for i, v in present:
-        cosine = sum(a * b for a, b in zip(v, centroid)) / norm
-        scores[i] = cosine * min(1.0, 0.35 + lengths[i] / 120)
+    cosines = _cosines([v for _, v in present])
+    scores = {i: cosine * min(1.0, 0.35 + lengths[i] / 120) for (i, _), cosine in zip(present, cosines)}
     return sorted(sorted(scores, key=lambda i: -scores[i])[:m])
+
+
+def _cosines(present: Sequence[Sequence[float]]) -> list[float]:
+    """Each vector's dot product with the vectors' centroid over the centroid's length. The sums run
+    in the order of plain loops (columns by `zip`, products by `map`): the same floats, faster."""
+    centroid = [sum(column) / len(present) for column in zip(*present)]
+    norm = math.sqrt(sum(map(operator.mul, centroid, centroid))) or 1.0
+    return [sum(map(operator.mul, v, centroid)) / norm for v in present]
 
 
 def _quote(text: str) -> str:
@@ -113,10 +117,7 @@ def _spread(vectors: Sequence[Sequence[float] | None]) -> float:
     present = [v for v in vectors if v is not None]
     if len(present) < 2:
         return 0.0
-    dim = len(present[0])
-    centroid = [sum(v[d] for v in present) / len(present) for d in range(dim)]
-    norm = math.sqrt(sum(c * c for c in centroid)) or 1.0
-    return 1.0 - sum(sum(a * b for a, b in zip(v, centroid)) / norm for v in present) / len(present)
+    return 1.0 - sum(_cosines(present)) / len(present)
 
 
 class OfflineSummarizer:
