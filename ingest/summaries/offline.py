@@ -9,6 +9,7 @@ quality: outcome is "ongoing" while the session is open and unknown otherwise, q
 
 from __future__ import annotations
 
+import asyncio
 import math
 import operator
 import re
@@ -17,7 +18,7 @@ from collections.abc import Sequence, Set as AbstractSet
 
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn
 from kg.ingest.extraction.offline import extract_offline
-from kg.ingest.summaries.models import Part, SummaryDraft
+from kg.ingest.summaries.models import EarlyVector, Part, SummaryDraft
 from kg.core.memory_settings import SummarySettings
 from kg.core.embeddings import Embedder, embed_async
 from kg.core.recall_models import OFFLINE_MODEL
@@ -143,16 +144,20 @@ class OfflineSummarizer:
         head = f"Conversation between {', '.join(speakers)}{when}, {len(turns)} turns."
         exclude = {s.lower() for s in speakers}
         topics = keyphrases([t.text for t in turns], cfg.keyphrases, exclude)
+        text = "\n".join([head, "Topics: " + ", ".join(topics) + "." if topics else "", *lines])
+        text = SummaryDraft(text=_clip("\n".join(x for x in text.split("\n") if x), cfg.max_chars)).text
+        # The text is known: the embedder (its own thread) reads it while the extractor runs here.
+        early = EarlyVector(text, self.embedder.name, asyncio.ensure_future(embed_async(self.embedder, [text])))
         found = extract_offline(ChunkInput(session_id=session_id, turns=turns))
         entities = list(dict.fromkeys([*speakers, *(e.name for e in found.entities)]))
-        text = "\n".join([head, "Topics: " + ", ".join(topics) + "." if topics else "", *lines])
         intent = _intent(turns)
-        return SummaryDraft(
-            text=_clip("\n".join(x for x in text.split("\n") if x), cfg.max_chars), topics=topics,
-            entities=entities[:20], primary_intent=intent, outcome="ongoing" if open_ else None,
-            decisions=[d.text for d in found.decisions][:10],
+        draft = SummaryDraft(
+            text=text, topics=topics, entities=entities[:20], primary_intent=intent,
+            outcome="ongoing" if open_ else None, decisions=[d.text for d in found.decisions][:10],
             complexity=_complexity(len(turns), len(topics), _spread(embeddings)), quality=None,
         )
+        draft.attach(early)
+        return draft
 
     async def rollup(self, session_id: str, parts: list[Part], open_: bool) -> SummaryDraft:
         cfg = self.settings

@@ -183,7 +183,8 @@ class SessionSummarizer:
     ) -> Summary:
         """Write a new version of the summary in `slot`; `done`: the session's last write, which marks the
         session summarized in the same transaction."""
-        [vector] = await embed_async(self.embedder, [draft.text[: self.settings.ingest.max_embed_chars]])
+        text = draft.text[: self.settings.ingest.max_embed_chars]
+        [vector] = await (draft.early_vector(text, self.embedder.name) or embed_async(self.embedder, [text]))
         if done is not None:
             await done.ready()
         props = {
