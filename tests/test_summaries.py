@@ -19,6 +19,7 @@ from kg.ingest.summaries.plan import rollup_groups, windows
 from kg.ingest.summaries.writer import SessionSummarizer
 from kg import AsyncMemory
 from kg.core.config import LLMService, Settings
+from tests.cypher_state import cypher_rows
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm  # noqa: F401 - fixture
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
@@ -137,6 +138,26 @@ async def test_close_session_summarizes_and_replaces_with_versions(memory: Async
                                       vector=memory.embedder.embed(["database"])[0], k=10, as_of=None)
     found = {summary_id for _, summary_id in row["hits"]}
     assert second.id in found and first.id not in found  # expired versions are never searched
+
+
+async def test_a_summary_is_searched_by_its_own_text_and_marks_its_session(memory: AsyncMemory,
+                                                                          namespace: str) -> None:
+    """The offline summarizer embeds its text while it extracts; what is stored is still the text's
+    vector, or its first `max_embed_chars` characters' when the writer cuts it."""
+    short = summarizer(memory)
+    short.settings.ingest.max_embed_chars = 100
+    for session_id, writer, cut in (("whole", summarizer(memory), None), ("cut", short, 100)):
+        await memory.add_turns(namespace, session_id, messages(6))
+        summary = await writer.close(namespace, session_id)
+        assert summary is not None and len(summary.text) > 100
+        [row] = await cypher_rows(memory, "MATCH (x:Summary {id: $id})-[:SUMMARIZES]->(s:Session) "
+                                  "RETURN x.embedding AS vector, s.summarized_count AS count, "
+                                  "s.summary_version AS version, s.status AS status", id=summary.id)
+        assert row["vector"] == memory.embedder.embed([summary.text[:cut]])[0]
+        assert (row["count"], row["version"], row["status"]) == (6, 1, "closed")
+        keys = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns, session_id: $sid}) "
+                                 "RETURN t.context_text AS text", ns=namespace, sid=session_id)
+        assert len(keys) == 6 and all(k["text"] for k in keys)
 
 
 async def test_close_unknown_session_raises(memory: AsyncMemory, namespace: str) -> None:

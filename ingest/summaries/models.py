@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Protocol
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, field_validator
 
 from kg.ingest.extraction.models import ChunkTurn
 from kg.core.recall_models import Outcome
@@ -24,6 +25,22 @@ class SummaryDraft(BaseModel):
     decisions: list[str] = Field(default_factory=list, description="Decisions agreed on, one sentence each.")
     complexity: float | None = Field(None, ge=0, le=1, description="0 trivial .. 1 very involved.")
     quality: float | None = Field(None, ge=0, le=1, description="0 unhelpful .. 1 excellent assistance.")
+    _early: EarlyVector | None = PrivateAttr(None)
+
+    def attach(self, early: EarlyVector) -> None:
+        """The embedding of this draft's text, started while the draft was being made."""
+        self._early = early
+
+    def early_vector(self, text: str, model: str) -> asyncio.Future[list[list[float]]] | None:
+        """The attached embedding if it is of `text` by `model` (what the writer would embed), else
+        None (an attached one is cancelled: nobody waits for it)."""
+        early, self._early = self._early, None
+        if early is None:
+            return None
+        if (early.text, early.model) == (text, model):
+            return early.vectors
+        early.vectors.cancel()
+        return None
 
     @field_validator("text")
     @classmethod
@@ -37,6 +54,15 @@ class SummaryDraft(BaseModel):
     @classmethod
     def _distinct(cls, v: list[str]) -> list[str]:
         return list(dict.fromkeys(x for x in (" ".join(s.split()) for s in v) if x))[:20]
+
+
+@dataclass(frozen=True)
+class EarlyVector:
+    """An embedding of a summary's text begun before the summary was done (`SummaryDraft.attach`)."""
+
+    text: str
+    model: str  # the embedder's name
+    vectors: asyncio.Future[list[list[float]]]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ passes 2 and 3 (`kg.ingest.summaries.passes`), unless it holds current ones.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from datetime import datetime, timedelta, timezone
@@ -56,10 +57,8 @@ class SessionSummarizer:
     # -- triggers ---------------------------------------------------------------------------
     async def close(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
         """Close the session and summarize it (None: the session has no turns)."""
-        now = now or datetime.now(timezone.utc)
-        if not await self.store.write("queries/session_close", namespace=namespace, session_id=session_id, now=now):
-            raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
-        return await self.summarize(namespace, session_id, now=now, open_=False)
+        return await self.summarize(namespace, session_id, now=now or datetime.now(timezone.utc), open_=False,
+                                    close=True)
 
     async def due(self, namespace: str | None = None, now: datetime | None = None) -> list[Summary]:
         """Summarize every due session (of `namespace`, or of all); idle ones are closed first."""
@@ -72,42 +71,61 @@ class SessionSummarizer:
                 every=cfg.summarize_every_messages, limit=DUE_PAGE,
             )
             for row in rows:
-                if row["closes"]:
-                    await self.store.write("queries/session_close", namespace=row["namespace"],
-                                           session_id=row["id"], now=now)
-                summary = await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"])
+                summary = await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
+                                               close=row["closes"])
                 if summary is not None:
                     done.append(summary)
             if len(rows) < DUE_PAGE:
                 return done
 
     # -- one session ------------------------------------------------------------------------
-    async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool) -> Summary | None:
-        rows = await self.store.read("queries/session_index_turns", namespace=namespace, session_id=session_id)
+    async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool,
+                        close: bool = False) -> Summary | None:
+        """Summarize the session from its first turn; `close` closes it first (KeyError: no such session)."""
+        rows, current = await self._read(namespace, session_id, now, close)
         if not rows:
             return None
         turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
                            ts=native(r["ts"])) for r in rows]
         vectors = {r["id"]: r["embedding"] for r in rows}
-        await self._context_keys(turns, vectors, {r["id"]: (r["context_text"], r["follows_question"]) for r in rows},
-                                 [attachment_text(stored_attachments(r)) for r in rows])
-        current = {s.slot: s for s in await self._current(namespace, session_id)}
-        chosen = await self._summarizer(namespace, session_id, len(turns), open_)
-        run = _Run(self, chosen, namespace, session_id, turns, vectors, current, now, open_)
-        with metering() as meter:
-            summary = await run.session_summary()
-            if not open_ and self.passes is not None:
-                summary = await self._enrich(namespace, session_id, turns, summary)
-        if meter.calls:
-            await self.store.write("queries/session_add_llm_usage", namespace=namespace, session_id=session_id,
-                                   **meter.totals())
-        await self.store.write("queries/summaries_expire_slots", namespace=namespace, session_id=session_id,
-                               keep=sorted(run.kept), now=now)
-        await self.store.write(
-            "queries/session_mark_summarized", namespace=namespace, session_id=session_id, count=len(turns),
-            now=now, version=summary.version, speakers=sorted({t.speaker for t in turns if t.speaker}),
-        )
+        # The context keys are written while the summary is made (its vector embedded): they share nothing
+        # but the session node, which each write locks in turn.
+        keys = asyncio.ensure_future(self._context_keys(
+            turns, vectors, {r["id"]: (r["context_text"], r["follows_question"]) for r in rows},
+            [attachment_text(stored_attachments(r)) for r in rows]))
+        enrich = not open_ and self.passes is not None
+        try:
+            chosen = await self._summarizer(namespace, session_id, len(turns), open_)
+            with metering() as meter:
+                done = _Done(self, namespace, session_id, turns, keys, meter, now)
+                run = _Run(self, chosen, namespace, session_id, turns, vectors, {s.slot: s for s in current}, now,
+                           open_, None if enrich else done)
+                done.kept = run.kept
+                summary = await run.session_summary()
+                if enrich:
+                    summary = await self._enrich(namespace, session_id, turns, summary)
+        finally:
+            await asyncio.gather(keys, return_exceptions=True)  # the keys stand whatever the summary met
+        keys.result()  # ... and a failed key write fails the summarization
+        if not done.written:  # the session summary was reused, or enriched after its write
+            await self.store.transaction(lambda tx: done.write(tx, summary.version))
         return summary
+
+    async def _read(self, namespace: str, session_id: str, now: datetime, close: bool
+                    ) -> tuple[list[dict[str, Any]], list[Summary]]:
+        """In one transaction: close the session (when `close`), then its turns and its current summaries."""
+        async def work(tx: Tx) -> tuple[list[dict[str, Any]], list[Summary]]:
+            if close and not await tx.run("queries/session_close", namespace=namespace, session_id=session_id,
+                                          now=now):
+                raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
+            rows = await tx.rows("queries/session_index_turns", namespace=namespace, session_id=session_id)
+            if not rows:
+                return rows, []
+            current = await tx.rows("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+                                    include_expired=False)
+            return rows, [summary_from_props(r["summary"]) for r in current]
+
+        return await self.store.transaction(work)
 
     async def _enrich(self, namespace: str, session_id: str, turns: list[ChunkTurn], summary: Summary) -> Summary:
         """Passes 2 and 3 on the session summary (pass 1), unless it holds their current signals."""
@@ -137,11 +155,6 @@ class SessionSummarizer:
             return getattr(self.summarizer, "live", self.summarizer)
         return self.interim
 
-    async def _current(self, namespace: str, session_id: str) -> list[Summary]:
-        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
-                                     include_expired=False)
-        return [summary_from_props(r["summary"]) for r in rows]
-
     async def _context_keys(self, turns: list[ChunkTurn], own: dict[str, list[float] | None],
                             stored: dict[str, tuple[str | None, bool | None]], attachments: list[str]) -> None:
         """Each turn's context key (kg.ingest.summaries.keys): its text, and a vector made of the
@@ -166,8 +179,14 @@ class SessionSummarizer:
     async def write(
         self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
         draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime, model: str | None = None,
+        done: _Done | None = None,
     ) -> Summary:
-        [vector] = await embed_async(self.embedder, [draft.text[: self.settings.ingest.max_embed_chars]])
+        """Write a new version of the summary in `slot`; `done`: the session's last write, which marks the
+        session summarized in the same transaction."""
+        text = draft.text[: self.settings.ingest.max_embed_chars]
+        [vector] = await (draft.early_vector(text, self.embedder.name) or embed_async(self.embedder, [text]))
+        if done is not None:
+            await done.ready()
         props = {
             **draft.model_dump(), "kind": kind, "slot": slot, "level": level,
             "keywords": "; ".join([*draft.topics, *draft.entities]),
@@ -181,9 +200,39 @@ class SessionSummarizer:
             await tx.run("queries/summary_session_lock", namespace=namespace, session_id=session_id)
             rows = await tx.run("queries/summary_replace", namespace=namespace, session_id=session_id, props=props,
                                 id_prefix=prefix, children=children, embedding=vector, now=now)
+            if done is not None:
+                await done.write(tx, rows[0]["summary"]["version"])
             return rows[0]["summary"]
 
         return summary_from_props(await self.store.transaction(work))
+
+
+class _Done:
+    """What ends a summarization, in the transaction of the session summary's write when it makes one:
+    the LLM calls counted, the slots the plan no longer has expired, the session marked summarized."""
+
+    def __init__(self, owner: SessionSummarizer, namespace: str, session_id: str, turns: list[ChunkTurn],
+                 keys: asyncio.Future[None], meter: Any, now: datetime) -> None:
+        self.o, self.namespace, self.session_id, self.turns = owner, namespace, session_id, turns
+        self.keys, self.meter, self.now = keys, meter, now
+        self.kept: set[str] = set()  # the run's slots (`_Run.kept`)
+        self.written = False
+
+    async def ready(self) -> None:
+        """Before the transaction: the context keys written (a session marked summarized has them; their
+        write locks the session too, so it is never awaited inside)."""
+        await self.keys
+
+    async def write(self, tx: Tx, version: int) -> None:
+        if self.meter.calls:
+            await tx.run("queries/session_add_llm_usage", namespace=self.namespace, session_id=self.session_id,
+                         **self.meter.totals())
+        await tx.run("queries/summaries_expire_slots", namespace=self.namespace, session_id=self.session_id,
+                     keep=sorted(self.kept), now=self.now)
+        await tx.run("queries/session_mark_summarized", namespace=self.namespace, session_id=self.session_id,
+                     count=len(self.turns), now=self.now, version=version,
+                     speakers=sorted({t.speaker for t in self.turns if t.speaker}))
+        self.written = True
 
 
 class _Run:
@@ -192,9 +241,10 @@ class _Run:
 
     def __init__(self, owner: SessionSummarizer, summarizer: Summarizer, namespace: str, session_id: str,
                  turns: list[ChunkTurn], vectors: dict[str, list[float] | None], current: dict[str, Summary],
-                 now: datetime, open_: bool) -> None:
+                 now: datetime, open_: bool, done: _Done | None = None) -> None:
+        """`done`: what the session summary's write also does (`_Done`), None to leave it to the caller."""
         self.o, self.s, self.namespace, self.session_id, self.turns = owner, summarizer, namespace, session_id, turns
-        self.vectors, self.current, self.now, self.open_ = vectors, current, now, open_
+        self.vectors, self.current, self.now, self.open_, self.done = vectors, current, now, open_, done
         self.cfg = owner.settings.memory.summaries
         self.by_idx = {t.idx: t for t in turns}
         self.kept: set[str] = set()
@@ -214,7 +264,7 @@ class _Run:
             return old
         draft = await self.s.summarize_turns(self.session_id, run, [self.vectors.get(t.id) for t in run], self.open_)
         return await self.o.write(self.namespace, self.session_id, kind, slot, 0, run, draft, version, [], self.now,
-                                  self.s.model)
+                                  self.s.model, self.done if slot == SESSION_SLOT else None)
 
     async def _from_parts(self, kind: str, slot: str, level: int, parts: list[Part]) -> Summary:
         self.kept.add(slot)
@@ -225,7 +275,7 @@ class _Run:
         draft = await self.s.rollup(self.session_id, parts, self.open_)
         covered = [self.by_idx[parts[0].start], self.by_idx[parts[-1].end - 1]]
         return await self.o.write(self.namespace, self.session_id, kind, slot, level, covered, draft, version,
-                                  [p.id for p in parts], self.now, self.s.model)
+                                  [p.id for p in parts], self.now, self.s.model, self.done if slot == SESSION_SLOT else None)
 
     async def session_summary(self) -> Summary:
         plan = getattr(self.s, "plan", None)  # the session call's windows are its chunks
