@@ -179,7 +179,7 @@ class Retriever:
                 with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                     order, hydrated = await self._reranked(query, order, scores, recipe)
             rows: dict[str, list] = {}
-            order = await self._restated_first(order, scores, pool, recipe, window, rows)
+            order = await self._restated_first(namespace if exact else None, order, scores, pool, recipe, window, rows)
             sessions = _first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated,
                              vector_rows=rows)
@@ -216,7 +216,7 @@ class Retriever:
                 order, read = await self._reranked(query, order, final, recipe, hydrated)
             hydrated.update(read)
         rows = {}
-        order = (await self._restated_first(order, final, pool, recipe, window, rows))[:k]
+        order = (await self._restated_first(namespace if exact else None, order, final, pool, recipe, window, rows))[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
         return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated,
                          vector_rows=rows)
@@ -261,22 +261,30 @@ class Retriever:
         scores.update(zip(new_head, by_rank))
         return new_head + order[recipe.rerank_top_n:], turns
 
-    async def _restated_first(self, order: list[str], scores: dict[str, float], pool: dict[str, cand.Candidate],
-                              recipe: Recipe, window: TimeWindow | None, read: dict[str, list]) -> list[str]:
+    async def _restated_first(self, cached_namespace: str | None, order: list[str], scores: dict[str, float],
+                              pool: dict[str, cand.Candidate], recipe: Recipe, window: TimeWindow | None,
+                              read: dict[str, list]) -> list[str]:
         """Recency within a topic (`Boosts.restated`): the first `rerank_top_n` of `order` with each
         user turn preceded by a later session's restatement of it (same speaker, own vectors at
         least that close), as an updated value should be; each rank keeps its score. Not when the
         question names its time ("in March", "last week"): then the turns of that time are wanted.
-        The vector rows it reads are put in `read` (recall scales turns by them)."""
+        The vector rows it reads are put in `read` (recall scales turns by them); from the vector
+        cache when this search read its `cached_namespace` there (exact search) and it holds them all."""
         head = order[: recipe.rerank_top_n]
         if not recipe.boosts.restated or window is not None or len(head) < 2:
             return order
-        row = await self.store.read_row("queries/retrieval_turn_vectors", ids=head)
-        read.update((r[0], r) for r in row.get("turns", []))
-        role = {tid: r for tid, r, emb, _ in row.get("turns", []) if emb}
+        cached = None
+        if cached_namespace is not None and self.vectors is not None:
+            cached = self.vectors.turn_vectors(cached_namespace, head)
+        if cached is None:
+            cached = {r[0]: r for r in (await self.store.read_row("queries/retrieval_turn_vectors",
+                                                                   ids=head)).get("turns", [])}
+        read.update(cached)
+        found = [r for r in cached.values() if r[2]]
+        role = {r[0]: r[1] for r in found}
         if len(role) < 2:
             return order
-        unit = dict(zip(role, unit_rows([emb for _, _, emb, _ in row.get("turns", []) if emb])))
+        unit = dict(zip(role, unit_rows([r[2] for r in found])))
 
         def restates(later: str, earlier: str) -> bool:
             b, a = pool[later], pool[earlier]

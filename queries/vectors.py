@@ -23,7 +23,7 @@ from kg.queries.candidates import Candidate, from_epoch_us
 from kg.queries.recipes import Key
 
 Revision = tuple[int, Any]
-Row = tuple[str, str, int, str | None, datetime, bool]  # id, session, idx, speaker, ts, follows_question
+Row = tuple[str, str, int, str | None, datetime, bool, str]  # id, session, idx, speaker, ts, follows_question, role
 
 
 @dataclass
@@ -47,10 +47,17 @@ class _Namespace:
     matrices: dict[Key, np.ndarray]
     passages: np.ndarray
     owners: np.ndarray  # the row (in the namespace) of each passage
+    _at: dict[str, int] | None = None
 
     @property
     def size(self) -> int:
         return len(self.rows)
+
+    def positions(self) -> dict[str, int]:
+        """Each turn id's row, built on first use."""
+        if self._at is None:
+            self._at = {r[0]: i for i, r in enumerate(self.rows)}
+        return self._at
 
 
 SCORE_DECIMALS = 6  # the dense lists' rounding, in Cypher too (`round(..., 6)`): closer scores are ties
@@ -119,8 +126,26 @@ class NamespaceVectors:
         for i in ranked(scores, [r[0] for r in space.rows], depth):
             if not np.isfinite(scores[i]):
                 break
-            tid, session_id, idx, speaker, ts, follows = space.rows[i]
+            tid, session_id, idx, speaker, ts, follows, _ = space.rows[i]
             out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows))
+        return out
+
+    def turn_vectors(self, namespace: str, ids: list[str]) -> dict[str, list[Any]] | None:
+        """Rows as `queries/retrieval_turn_vectors` gives them ([id, role, own vector, later parts
+        flattened or None], unit length) for `ids`, from the namespace as the last search left it; None
+        unless it holds every one of them (the caller then reads the store)."""
+        space = self._spaces.get(namespace)
+        if space is None:
+            return None
+        at = space.positions()
+        if any(i not in at for i in ids):
+            return None
+        out = {}
+        for i in ids:
+            row = at[i]
+            parts = space.passages[space.owners == row] if len(space.owners) else space.passages[:0]
+            out[i] = [i, space.rows[row][6], space.matrices["turn"][row].tolist(),
+                      parts.ravel().tolist() if len(parts) else None]
         return out
 
     async def _current(self, namespace: str) -> _Namespace:
@@ -175,7 +200,7 @@ class NamespaceVectors:
                 vector, follows = keys[row[0]]
                 if vector is not None:
                     context[i] = unit_rows([vector])[0]
-                rows[i] = (*row[:5], follows)
+                rows[i] = (*row[:5], follows, row[6])
         self._keep(namespace, {**space.blocks, session_id: _Block(revision, rows, held.turn, context,
                                                                    held.passages, held.owners)})
 
@@ -201,14 +226,14 @@ def _extended(held: _Block, more: _Block, revision: Revision) -> _Block:
 
 def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, _Block]:
     """Rows of [id, session, idx, speaker, ts µs, follows_question, embedding, context_embedding,
-    passage_embeddings (flattened, or null)]."""
+    passage_embeddings (flattened, or null), role]."""
     by_session: dict[str, list[list[Any]]] = {s: [] for s in revisions}
     for r in rows:
         by_session[r[1]].append(r)
     out = {}
     for s, members in by_session.items():
         members.sort(key=lambda r: r[2])
-        meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5])) for r in members]
+        meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5]), r[9]) for r in members]
         turn = unit_rows([r[6] for r in members]) if members else np.zeros((0, 0), dtype=np.float32)
         context = unit_rows([r[7] if r[7] is not None else r[6] for r in members]) if members else turn
         dim = turn.shape[1] if members else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from kg import AsyncMemory
@@ -103,3 +104,35 @@ async def test_least_recently_used_namespace_is_evicted(memory: AsyncMemory, nam
         assert await _ranked(retriever, namespace, "rail passes") == first  # reloaded, same answer
     finally:
         await memory.delete_namespace(other)
+
+
+async def test_turn_vectors_from_the_cache_match_the_store(memory: AsyncMemory, namespace: str) -> None:
+    """Recency within a topic and recall read a search's head turns' roles and vectors: from the
+    cache they are the store's (unit length), for turns written through the cache and reloaded alike,
+    a long turn with its later parts."""
+    await _seed(memory, namespace)
+    await memory.retrieve(namespace, "balcony garden", k=3, recipe="flat")  # the memory's cache holds it
+    long = " ".join(f"Paragraph {i} about the greenhouse irrigation timer and its valves." for i in range(60))
+    await memory.add_turns(namespace, "s3", [{"role": "assistant", "text": long, "ts": START + timedelta(days=4)}])
+    stored = {r["id"]: r for r in await cypher_rows(
+        memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.id AS id, t.role AS role, t.embedding AS embedding, "
+                "t.passage_embeddings AS passages", ns=namespace)}
+    assert any(r["passages"] for r in stored.values())  # the long turn has later parts
+    fresh = _retriever(memory, 10_000)
+    await fresh.search(namespace, "balcony garden", 6, FLAT)
+    for cache in (memory.vector_sink(), fresh.vectors):  # the long turn written through / loaded
+        assert cache is not None
+        rows = cache.turn_vectors(namespace, sorted(stored))
+        assert rows is not None and set(rows) == set(stored)
+        for tid, (rid, role, vector, parts) in rows.items():
+            want = stored[tid]
+            assert (rid, role) == (tid, want["role"])
+            assert np.allclose(vector, np.asarray(want["embedding"]) / np.linalg.norm(want["embedding"]), atol=1e-5)
+            if want["passages"]:
+                dim = len(vector)
+                expect = np.asarray(want["passages"], dtype=np.float64).reshape(-1, dim)
+                expect /= np.linalg.norm(expect, axis=1, keepdims=True)
+                assert np.allclose(np.asarray(parts).reshape(-1, dim), expect, atol=1e-5)
+            else:
+                assert parts is None
+    assert fresh.vectors.turn_vectors(namespace, ["no-such-turn"]) is None  # the caller reads the store
