@@ -264,7 +264,7 @@ class _Run:
             return old
         draft = await self.s.summarize_turns(self.session_id, run, [self.vectors.get(t.id) for t in run], self.open_)
         return await self.o.write(self.namespace, self.session_id, kind, slot, 0, run, draft, version, [], self.now,
-                                  self.s.model, self.done if slot == SESSION_SLOT else None)
+                                  self.s.model, self._done(slot))
 
     async def _from_parts(self, kind: str, slot: str, level: int, parts: list[Part]) -> Summary:
         self.kept.add(slot)
@@ -275,7 +275,11 @@ class _Run:
         draft = await self.s.rollup(self.session_id, parts, self.open_)
         covered = [self.by_idx[parts[0].start], self.by_idx[parts[-1].end - 1]]
         return await self.o.write(self.namespace, self.session_id, kind, slot, level, covered, draft, version,
-                                  [p.id for p in parts], self.now, self.s.model, self.done if slot == SESSION_SLOT else None)
+                                  [p.id for p in parts], self.now, self.s.model, self._done(slot))
+
+    def _done(self, slot: str) -> _Done | None:
+        """What the write of `slot` also does: the session's last write for the session summary only."""
+        return self.done if slot == SESSION_SLOT else None
 
     async def session_summary(self) -> Summary:
         plan = getattr(self.s, "plan", None)  # the session call's windows are its chunks
