@@ -41,7 +41,7 @@ test-pure: $(DEV)  # the tests that need no database (docs/architecture.md); no 
 	$(PY) -m pytest -m "not neo4j"
 
 typecheck: $(DEV)
-	$(PY) -m mypy
+	$(PY) tests/typecheck.py
 
 stop:
 	$(KG) neo4j stop

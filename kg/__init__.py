@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from kg import _checkout
+
+_checkout.install(Path(__file__).parent)
 
 from kg.core.config import Settings, load_settings
 

@@ -6,6 +6,8 @@ and the read path apart. Deferred and TYPE_CHECKING imports count like any other
 from __future__ import annotations
 
 import ast
+import subprocess
+import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -14,7 +16,7 @@ FOLDERS = {"kg": "kg", "ingest": "kg.ingest", "queries": "kg.queries", "cypher":
 # Lowest first. A module stands on the floor of the longest pattern it matches; it may import its own
 # floor and the floors below, never a floor above.
 FLOORS = [
-    ("kg.core", "kg.core.*", "kg.cypher"),  # the foundation: settings, models, store, embedders, LLM transport
+    ("kg.core", "kg.core.*", "kg.cypher", "kg._checkout"),  # the foundation: settings, models, store, embedders, LLM transport
     ("kg.ingest", "kg.ingest.*", "kg.queries", "kg.queries.*", "kg.jobs.queue"),  # the write and read paths
     ("kg.engine", "kg.rerankers", "kg.access", "kg.batch", "kg.explain", "kg.jobs", "kg.jobs.*"),  # the engine, the jobs
     ("kg.memory", "kg.memory_*", "kg.async_memory", "kg.client", "kg.client_*", "kg.synchronous"),  # the facade, the remote client
@@ -38,8 +40,6 @@ def _modules() -> dict[str, Path]:
         base = ROOT / folder
         for path in base.rglob("*.py"):
             rel = path.relative_to(base)
-            if folder == "kg" and rel.parts[0] in FOLDERS:  # the links to the top-level folders
-                continue
             parts = rel.with_suffix("").parts
             found[".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))] = path
     return found
@@ -127,9 +127,15 @@ def test_imports_point_down_and_the_paths_stay_apart() -> None:
 def test_one_import_root_and_doors_in_folders() -> None:
     assert sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()) == ["bench", "cypher", "ingest",
                                                                                        "kg", "queries"]
-    for name in ("ingest", "queries", "cypher"):
-        link = ROOT / "kg" / name
-        assert link.is_symlink() and link.resolve() == ROOT / name
+    for name in ("ingest", "queries", "cypher"):  # mapped by package-dir, no link in the tree
+        assert not (ROOT / "kg" / name).exists()
+    links = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True).stdout
+    assert [ln for ln in links.splitlines() if ln.startswith("120000")] == []
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"kg": "kg"} | {f"kg.{f}": f for f in ("ingest", "queries", "cypher")}
+    folders = {package + "".join("." + p for p in path.relative_to(ROOT / folder).parent.parts)
+               for folder, package in FOLDERS.items() for path in (ROOT / folder).rglob("__init__.py")}
+    assert sorted(setuptools["packages"]) == sorted(folders)  # every package folder ships in the wheel
     assert not [p.name for p in (ROOT / "kg").glob("*.py") if p.name.startswith(("http_", "mcp_", "cli_"))]
 
 

@@ -39,8 +39,8 @@ def test_extras_and_dependencies() -> None:
         assert len(extras[door]) == 1 and ">=" in extras[door][0] and extras[door][0].split(">")[0] not in core
     assert {d.split(">")[0] for d in extras["otel"]} == {"opentelemetry-api", "opentelemetry-sdk"}
     assert any(d.startswith("playwright") for d in extras["dev"])
-    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
-    assert not any(p.startswith("bench") for p in found["include"])
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert all(p == "kg" or p.startswith("kg.") for p in packages)  # one root; bench/ and tests/ stay out
 
 
 def test_the_cli_starts_without_the_server_extra() -> None:
