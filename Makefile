@@ -7,7 +7,7 @@ KG     := $(VENV)/bin/kg
 DEMO   := $(VENV)/.installed-server
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: demo test test-pure typecheck install neo4j stop bench-ingest clean
+.PHONY: demo test test-pure typecheck lint install neo4j stop bench-ingest clean
 
 $(VENV)/.created:
 	@$(PYTHON) -c 'import sys; assert (3, 11) <= sys.version_info[:2] <= (3, 13), "Python 3.11 to 3.13 is required, found " + sys.version'
@@ -42,6 +42,9 @@ test-pure: $(DEV)  # the tests that need no database (docs/architecture.md); no 
 
 typecheck: $(DEV)
 	$(PY) tests/typecheck.py
+
+lint: $(DEV)  # ruff: pyflakes, import order, bugbear, naming ([tool.ruff] in pyproject.toml)
+	$(VENV)/bin/ruff check .
 
 stop:
 	$(KG) neo4j stop
