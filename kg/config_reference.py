@@ -39,7 +39,7 @@ fails when it is not current.
 
 
 def _comments() -> dict[tuple[str, str], str]:
-    """(class, field) -> the comment on the field's line (or the lines right above it) in config.py,
+    """(class, field) -> the comment on the field's line (or the lines right above it) in settings/tree.py,
     and the other modules that define settings models mounted in the tree."""
     found: dict[tuple[str, str], str] = {}
     for module in {inspect.getmodule(m) for m in _models(config.Settings)}:

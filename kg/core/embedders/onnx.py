@@ -29,9 +29,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from kg.core.settings.tree import EmbeddingSettings
 from kg.core.embedders.base import QUERY_TEXTS, EmbeddingError
 from kg.core.heap import give_back
+from kg.core.settings.tree import EmbeddingSettings
 
 log = logging.getLogger(__name__)
 

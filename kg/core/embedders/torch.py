@@ -18,9 +18,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Sequence
 
-from kg.core.settings.tree import EmbeddingSettings
 from kg.core.embedders.base import QUERY_TEXTS, EmbeddingError
 from kg.core.extras import require
+from kg.core.settings.tree import EmbeddingSettings
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from typing import Any, Literal, Mapping
 from pydantic import BaseModel, Field
 
 from kg.core.models.facts import FactView
-from kg.core.models.turns import Session, Turn
 from kg.core.models.signals import SessionSignals
+from kg.core.models.turns import Session, Turn
 from kg.core.store.values import native_props
 
 SummaryKind = Literal["session", "window", "meta"]

@@ -21,8 +21,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from kg.core.settings.memory import MemorySettings
 from kg.core.settings.base import Section, unknown_keys
+from kg.core.settings.memory import MemorySettings
 
 DEFAULT_CONFIG_FILE = "kg.toml"
 
