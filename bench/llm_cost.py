@@ -32,8 +32,8 @@ from typing import Any
 
 from kg.ingest.extraction.chunking import turn_tokens
 from kg.ingest.extraction.models import ChunkTurn
-from kg.core.config import Settings
-from kg.core.llm_usage import metering
+from kg.core.settings.tree import Settings
+from kg.core.llm.usage import metering
 from kg.memory import AsyncMemory
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens
 

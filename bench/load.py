@@ -50,8 +50,8 @@ import psutil
 from bench.load_overload import capacity, overload, turn_count
 from bench.load_traffic import MIX, QUERIES, load_average, progress, run_phase, sentence
 from kg import AsyncMemory, load_settings
-from kg.core.models import Message
-from kg.core.store import Store
+from kg.core.models.turns import Message
+from kg.core.store.store import Store
 
 HOST = "127.0.0.1"
 LIVE = "-live"  # the phases write to `<namespace>-live`

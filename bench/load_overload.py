@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 
 from bench.load_traffic import INGEST, Phase, messages, percentile, progress, run_phase
-from kg.core.store import Store
+from kg.core.store.store import Store
 
 ACCEPTED_P99_MS = 2000.0
 REFUSED_P99_MS = 100.0

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from kg import AsyncMemory, load_settings
-from kg.core.models import Message
+from kg.core.models.turns import Message
 
 TURN_K = 10
 SESSION_K = 5

@@ -27,7 +27,7 @@ from typing import Any
 
 from bench.relationships_reference import generate
 from kg import AsyncMemory, Settings
-from kg.core.facts_models import entity_key
+from kg.core.models.facts import entity_key
 
 
 def _stamp(text: str | None) -> datetime | None:

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from kg import AsyncMemory, Settings
-from kg.core.facts_models import entity_id, entity_key
-from kg.core.store import Store
+from kg.core.models.facts import entity_id, entity_key
+from kg.core.store.store import Store
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "temporal_dev.json"
 NOW_MARK = datetime(2099, 1, 1, tzinfo=timezone.utc)

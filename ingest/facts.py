@@ -30,13 +30,13 @@ from kg.ingest.temporal import (
     plan,
     timeline,
 )
-from kg.core.config import Settings
-from kg.core.facts_models import RememberResult, entity_id, entity_key, predicate_key, value_key
-from kg.core.limits import FieldError, check_name, check_recorded_at, check_text
-from kg.core.models import as_utc
-from kg.core.requests import FactAssertion
-from kg.core.store import Store, Tx
-from kg.core.values import native
+from kg.core.settings.tree import Settings
+from kg.core.models.facts import RememberResult, entity_id, entity_key, predicate_key, value_key
+from kg.core.models.limits import FieldError, check_name, check_recorded_at, check_text
+from kg.core.models.turns import as_utc
+from kg.core.models.requests import FactAssertion
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
 
 _TICK = timedelta(microseconds=1)
 

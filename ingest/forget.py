@@ -32,8 +32,8 @@ from kg.ingest.dedup.rebuild import rebuild
 from kg.ingest.facts import FactWriter
 from kg.ingest.relationships import RelationshipWriter
 from kg.ingest.temporal import Origin
-from kg.core.config import Settings
-from kg.core.store import Store, Tx
+from kg.core.settings.tree import Settings
+from kg.core.store.store import Store, Tx
 
 
 @dataclass

@@ -22,11 +22,11 @@ from kg.ingest.extraction.chunking import chunks_for, merge
 from kg.ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from kg.ingest.session_graph import Provenance, SessionGraphWriter, Written
-from kg.core.config import Settings
-from kg.core.indexing_models import IndexReport, SessionIndexReport
-from kg.core.llm_usage import metering
-from kg.core.store import Store
-from kg.core.values import native
+from kg.core.settings.tree import Settings
+from kg.core.models.indexing import IndexReport, SessionIndexReport
+from kg.core.llm.usage import metering
+from kg.core.store.store import Store
+from kg.core.store.values import native
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class SessionIndexer:
     ) -> SessionIndexReport:
         """Write an extraction made elsewhere (e.g. a job's resumable per-chunk passes) as `index_session`
         would: one transaction, stamped with this indexer's extractor. `calls`: the LLM calls the
-        extraction made (records of `kg.core.llm_usage`); `usage` counts extraction calls not recorded
+        extraction made (records of `kg.core.llm.usage`); `usage` counts extraction calls not recorded
         (an extractor outside the transport). The write's own calls (judges, adjudication) are
         metered here; the sum is reported and added to the session."""
         turns = turns if turns is not None else await session_turns(self.store, namespace, session_id)

@@ -7,7 +7,7 @@
   NOOP for an incoming correction against its neighbours, as a `Verdict`.
 - `LLMClusterLabeler` (`cluster-label-v1`): a short name for a cluster of corrections.
 
-Each asks its versioned prompt (`kg.ingest.prompts.judges`) through `kg.core.llm_asker.LLMAsker`:
+Each asks its versioned prompt (`kg.ingest.prompts.judges`) through `kg.core.llm.asker.LLMAsker`:
 the one transport with its retries, redaction and usage meter. Any failure logs a warning (no keys:
 reasons are redacted) and returns None, so the deterministic behaviour decides and no write is lost.
 `llm_hooks(settings)` makes all three when `[memory.indexing] backend` resolves to an LLM service, by
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from kg.ingest.corrections.policy import Candidate, Neighbour, Verdict
 from kg.ingest.prompts.judges import CLUSTER_LABEL, CORRECTION_AUDN, PREDICATE_CONTRADICTION
 from kg.ingest.temporal import Cardinality
-from kg.core.config import Settings
-from kg.core.llm import LLMTransport, service_for
-from kg.core.llm_asker import LLMAsker, Prompt
+from kg.core.settings.tree import Settings
+from kg.core.llm.transport import LLMTransport, service_for
+from kg.core.llm.asker import LLMAsker, Prompt
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
-from kg.core.models import Attachment, Message
+from kg.core.models.turns import Attachment, Message
 
 
 @dataclass(frozen=True)

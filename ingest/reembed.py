@@ -6,7 +6,7 @@ id and writes new vectors, and turns their rebuilt key (`Turn.key_text`, kg.inge
 A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
 
 `kg reembed --fallback` (`reembed_fallback`) replaces only the turn vectors the fallback embedder made
-while the primary was down (kg.core.embedding_fallback), with no index rebuilt; the `embed_backfill`
+while the primary was down (kg.core.embedders.fallback), with no index rebuilt; the `embed_backfill`
 job does the same per namespace on the `embeddings` schedule.
 """
 
@@ -19,10 +19,10 @@ from typing import Any, Callable
 from kg.ingest.summaries.keys import context_vectors
 from kg.ingest.turn_keys import embed_keys, row_key
 
-from kg.core.config import Settings
-from kg.core.embedders import embedder_for
-from kg.core.embeddings import Embedder, embed_async
-from kg.core.store import Store
+from kg.core.settings.tree import Settings
+from kg.core.embedders.configured import embedder_for
+from kg.core.embedders.base import Embedder, embed_async
+from kg.core.store.store import Store
 
 PAGE = 512
 

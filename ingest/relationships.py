@@ -20,14 +20,14 @@ from typing import Any, Mapping
 from kg.ingest.facts import _transaction_time
 from kg.ingest.relationship_timeline import EdgeEvent, EdgePlan, EdgeRecord, RelationshipTypes, plan_edge
 from kg.ingest.temporal import Origin, Span, holder, timeline
-from kg.core.config import Settings
-from kg.core.limits import check_name, check_relation
-from kg.core.facts_models import entity_id, entity_key, predicate_key
-from kg.core.models import as_utc
-from kg.core.relationship_models import RelateResult
-from kg.core.requests import RelationshipAssertion
-from kg.core.store import Store, Tx
-from kg.core.values import native
+from kg.core.settings.tree import Settings
+from kg.core.models.limits import check_name, check_relation
+from kg.core.models.facts import entity_id, entity_key, predicate_key
+from kg.core.models.turns import as_utc
+from kg.core.models.relationships import RelateResult
+from kg.core.models.requests import RelationshipAssertion
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
 
 
 class _NoSlot(Exception):

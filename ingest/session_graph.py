@@ -33,12 +33,12 @@ from kg.ingest.facts import FactWriter
 from kg.ingest.reconcile import Asserted, event_ids, reason, stale
 from kg.ingest.relationships import RelationshipWriter
 from kg.ingest.temporal import Origin
-from kg.core.facts_models import RememberResult, entity_id, entity_key
-from kg.core.requests import CorrectionReport, FactAssertion, RelationshipAssertion
-from kg.core.relationship_models import RelateResult
-from kg.core.store import Store, Tx
-from kg.core.vocabulary import Trust
-from kg.core.values import native
+from kg.core.models.facts import RememberResult, entity_id, entity_key
+from kg.core.models.requests import CorrectionReport, FactAssertion, RelationshipAssertion
+from kg.core.models.relationships import RelateResult
+from kg.core.store.store import Store, Tx
+from kg.core.models.vocabulary import Trust
+from kg.core.store.values import native
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Sequence
 
-from kg.core.models import Message
+from kg.core.models.turns import Message
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Literal
 
-from kg.core.facts_models import Decision
-from kg.core.requests import Op, Source  # noqa: F401 - the one definition, used by this module's users too
-from kg.core.vocabulary import Trust
+from kg.core.models.facts import Decision
+from kg.core.models.requests import Op, Source  # noqa: F401 - the one definition, used by this module's users too
+from kg.core.models.vocabulary import Trust
 
 Cardinality = Literal["one", "many"]
 

@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kg.core.config import IngestSettings
-from kg.core.embeddings import TextEmbedder, passages
-from kg.core.models import Attachment, attachments_of
+from kg.core.settings.tree import IngestSettings
+from kg.core.embedders.base import TextEmbedder, passages
+from kg.core.models.turns import Attachment, attachments_of
 
 
 def attachment_text(attachments: Iterable[Attachment]) -> str:
@@ -31,7 +31,7 @@ def turn_key(speaker: str | None, text: str, attachments: Iterable[Attachment] =
 
 
 def stored_attachments(row: Mapping[str, Any]) -> list[Attachment]:
-    """A row's attachments from the node's parallel lists (`kg.core.models.attachment_columns`)."""
+    """A row's attachments from the node's parallel lists (`kg.core.models.turns.attachment_columns`)."""
     return attachments_of(row.get("attachment_kinds"), row.get("attachment_captions"), row.get("attachment_urls"))
 
 
@@ -53,7 +53,7 @@ class KeyVectors:
 
 async def embed_keys(embedder: TextEmbedder, keys: Sequence[str], settings: IngestSettings,
                      embed: Callable[[list[str]], Awaitable[list[list[float]]]]) -> list[KeyVectors]:
-    """Every key in parts (`kg.core.embeddings.passages`, as `embedder` cuts them), all parts embedded
+    """Every key in parts (`kg.core.embedders.base.passages`, as `embedder` cuts them), all parts embedded
     by `embed` in one call, regrouped per key. The one way turn keys are embedded: on ingest, by
     `kg reembed` and by the backfill job."""
     limit = settings.max_passages

@@ -15,12 +15,12 @@ from typing import Any, AsyncIterator, Callable, Iterable, Protocol
 
 from kg.ingest.sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
 from kg.ingest.turn_keys import embed_keys, turn_key
-from kg.core.config import Settings
-from kg.core.embedding_fallback import FallbackChain
-from kg.core.embeddings import Embedder
-from kg.core.models import IngestReport, Message, attachment_columns
-from kg.core.store import Store, Tx
-from kg.core.values import native
+from kg.core.settings.tree import Settings
+from kg.core.embedders.fallback import FallbackChain
+from kg.core.embedders.base import Embedder
+from kg.core.models.turns import IngestReport, Message, attachment_columns
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class PreparedTurn:
 class TurnWriter:
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, fallback: Embedder | None = None,
                  sink: VectorSink | None = None) -> None:
-        """`fallback` embeds a batch the primary `embedder` fails on (kg.core.embedding_fallback);
+        """`fallback` embeds a batch the primary `embedder` fails on (kg.core.embedders.fallback);
         `sink` hears the vectors each batch committed."""
         self.store = store
         self.sink = sink

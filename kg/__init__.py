@@ -9,7 +9,7 @@ from kg import _checkout
 
 _checkout.install(Path(__file__).parent)
 
-from kg.core.config import Settings, load_settings
+from kg.core.settings.tree import Settings, load_settings
 
 if TYPE_CHECKING:
     from kg.client import AsyncClient, Client

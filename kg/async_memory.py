@@ -26,13 +26,13 @@ from kg.queries.recall import ranked_turns, recall, search_sessions
 from kg.queries.recipes import Recipe
 from kg.queries.recipes import recipe as pick
 from kg.queries.retrieve import Retriever
-from kg.core.config import Settings
-from kg.core.facts_models import FactView, RememberResult
-from kg.core.models import Attachment, IngestReport, Message, Turn, check_namespace
-from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
-from kg.core.requests import FactAssertion, FactHistoryQuery, FactQuery, SearchRequest
-from kg.core.values import native_props
-from kg.core.vocabulary import Trust
+from kg.core.settings.tree import Settings
+from kg.core.models.facts import FactView, RememberResult
+from kg.core.models.turns import Attachment, IngestReport, Message, Turn, check_namespace
+from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
+from kg.core.models.requests import FactAssertion, FactHistoryQuery, FactQuery, SearchRequest
+from kg.core.store.values import native_props
+from kg.core.models.vocabulary import Trust
 
 
 class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, ExportFacade, HistoryFacade, TrustFacade):

@@ -23,15 +23,15 @@ from pydantic_core import to_jsonable_python
 from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
     AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
 )
-from kg.core.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
-from kg.core.facts_models import FactView, RememberResult
-from kg.core.job_models import Job
-from kg.core.models import IngestReport, Message, Session, Turn
-from kg.core.relationship_models import RelateResult, RelationshipView
-from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
-from kg.core.requests import CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request
+from kg.core.models.corrections import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
+from kg.core.models.facts import FactView, RememberResult
+from kg.core.models.jobs import Job
+from kg.core.models.turns import IngestReport, Message, Session, Turn
+from kg.core.models.relationships import RelateResult, RelationshipView
+from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.models.requests import CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request
 from kg.client_review import ReviewCalls
-from kg.core.vocabulary import Trust
+from kg.core.models.vocabulary import Trust
 from kg.synchronous import Synchronous, twin
 
 T = TypeVar("T")

@@ -4,7 +4,7 @@
     python -m kg.config_reference --check     # exit 1 when the file is not current
 
 Every key of the tree is listed under its TOML table with its type, its default and the comment
-written beside it in `kg/core/config.py` (the models' own documentation), so the page cannot drift
+written beside it in `kg/core/settings/tree.py` (the models' own documentation), so the page cannot drift
 from the code: a test runs `--check`.
 """
 
@@ -19,14 +19,14 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
-from kg.core import config
+from kg.core.settings import tree as config
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 
 INTRO = """\
 # Configuration reference
 
-One settings tree (`kg/core/config.py`), read once from `kg.toml` in the working folder (or the file
+One settings tree (`kg/core/settings/tree.py`), read once from `kg.toml` in the working folder (or the file
 named by `KG_CONFIG`) and the environment: `KG_<SECTION>__<KEY>` for any key
 (`KG_MEMORY__RETRIEVAL__STRATEGY=bm25`), plus the conventional `NEO4J_URI`, `NEO4J_USER`,
 `NEO4J_PASSWORD`, `NEO4J_DATABASE`, `VOYAGE_API_KEY`, `ANTHROPIC_API_KEY`, `OPENAI_API_KEY`.
@@ -39,7 +39,7 @@ fails when it is not current.
 
 
 def _comments() -> dict[tuple[str, str], str]:
-    """(class, field) -> the comment on the field's line (or the lines right above it) in config.py,
+    """(class, field) -> the comment on the field's line (or the lines right above it) in settings/tree.py,
     and the other modules that define settings models mounted in the tree."""
     found: dict[tuple[str, str], str] = {}
     for module in {inspect.getmodule(m) for m in _models(config.Settings)}:

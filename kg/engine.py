@@ -24,13 +24,13 @@ from kg.ingest.relationships import RelationshipWriter
 from kg.ingest.session_graph import SessionGraphWriter
 from kg.ingest.summaries.writer import SessionSummarizer
 from kg.ingest.turns import VectorSink
-from kg.core.config import Settings, load_settings
-from kg.core.embedders import embedder_for, fallback_for
-from kg.core.embeddings import Embedder
-from kg.core.llm import llm_configured
-from kg.core.models import Session, Turn
-from kg.core.store import DatabaseUnreachable, Store, StoreError, unavailable
-from kg.core.values import native_props
+from kg.core.settings.tree import Settings, load_settings
+from kg.core.embedders.configured import embedder_for, fallback_for
+from kg.core.embedders.base import Embedder
+from kg.core.llm.transport import llm_configured
+from kg.core.models.turns import Session, Turn
+from kg.core.store.store import DatabaseUnreachable, Store, StoreError, unavailable
+from kg.core.store.values import native_props
 
 if TYPE_CHECKING:
     from kg.ingest.corrections.maintain import ClusterLabeler

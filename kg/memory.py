@@ -10,7 +10,7 @@ for `inspect` and the type checker alike.
 from __future__ import annotations
 
 from kg.async_memory import AsyncMemory
-from kg.core.config import Settings
+from kg.core.settings.tree import Settings
 from kg.synchronous import Synchronous, twin, twin_stream
 
 __all__ = ["AsyncMemory", "Memory"]

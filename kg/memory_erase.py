@@ -17,10 +17,10 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kg.access import LOCAL
-from kg.core.facts_models import entity_key
-from kg.core.models import EraseScope, Erasure, check_namespace
-from kg.core.store import Tx
-from kg.core.values import native
+from kg.core.models.facts import entity_key
+from kg.core.models.turns import EraseScope, Erasure, check_namespace
+from kg.core.store.store import Tx
+from kg.core.store.values import native
 from kg.engine import Engine
 from kg.ingest.forget import Erased, Forgetting, ids_in
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Iterable
 
-from kg.core import export_format as fmt
-from kg.core.export_format import ImportReport
-from kg.core.facts_models import entity_key
-from kg.core.models import check_namespace
+from kg.core.models import export as fmt
+from kg.core.models.export import ImportReport
+from kg.core.models.facts import entity_key
+from kg.core.models.turns import check_namespace
 from kg.engine import Engine
 from kg.ingest.reembed import embed_missing
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
-from kg.core.models import IngestReport, Message, check_namespace
+from kg.core.models.turns import IngestReport, Message, check_namespace
 from kg.engine import Engine
 from kg.ingest.history.chatgpt import read_chatgpt
 from kg.ingest.history.claude_code import read_claude_code, session_files

@@ -8,9 +8,9 @@ from datetime import datetime
 from typing import Iterable, Literal
 
 from kg.ingest.relationships import RelationshipWriter
-from kg.core.relationship_models import RelateResult, RelationshipView
-from kg.core.requests import RelationshipAssertion, RelationshipQuery
-from kg.core.vocabulary import Trust
+from kg.core.models.relationships import RelateResult, RelationshipView
+from kg.core.models.requests import RelationshipAssertion, RelationshipQuery
+from kg.core.models.vocabulary import Trust
 from kg.queries import relationships as relationship_queries
 
 

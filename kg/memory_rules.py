@@ -7,13 +7,13 @@ from kg.engine import Engine
 from datetime import datetime
 from typing import Iterable
 
-from kg.core.vocabulary import Trust
+from kg.core.models.vocabulary import Trust
 
-from kg.core.correction_models import (
+from kg.core.models.corrections import (
     ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionView, MaintenanceReport,
 )
-from kg.core.models import check_namespace
-from kg.core.requests import CorrectionReport
+from kg.core.models.turns import check_namespace
+from kg.core.models.requests import CorrectionReport
 from kg.queries import corrections as correction_queries
 
 

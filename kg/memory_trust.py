@@ -10,11 +10,11 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kg.access import LOCAL
-from kg.core.limits import FieldError
-from kg.core.models import as_utc, check_namespace
-from kg.core.store import Tx
-from kg.core.trust_models import ChangeResult, Changes, Explanation
-from kg.core.values import native
+from kg.core.models.limits import FieldError
+from kg.core.models.turns import as_utc, check_namespace
+from kg.core.store.store import Tx
+from kg.core.models.trust import ChangeResult, Changes, Explanation
+from kg.core.store.values import native
 from kg.engine import Engine
 from kg.explain import change_of, changes_of, explanation, replay
 from kg.ingest.corrections.writer import regraduate, trust_correction

@@ -9,8 +9,8 @@ from kg.jobs.kinds import KINDS
 from kg.jobs.queue import JobQueue
 from kg.jobs.worker import run_once
 from kg.engine import Engine
-from kg.core.indexing_models import IndexReport, SessionIndexReport
-from kg.core.job_models import Job, RunReport
+from kg.core.models.indexing import IndexReport, SessionIndexReport
+from kg.core.models.jobs import Job, RunReport
 
 
 class WorkFacade(Engine):

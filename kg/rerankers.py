@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from pydantic import SecretStr
 
-from kg.core.config import LLMService, Settings
+from kg.core.settings.tree import LLMService, Settings
 from kg.queries.rerank import LLMReranker, Reranker, local_reranker
 
 log = logging.getLogger(__name__)
@@ -34,8 +34,8 @@ def reranker_source(settings: Settings) -> Callable[[str], Reranker | None]:
 
 def _llm_reranker(settings: Settings) -> Reranker | None:
     from kg.ingest.prompts.rerank import RERANK
-    from kg.core.llm import LLMTransport, service_for  # loads the LLM SDKs: only when asked for
-    from kg.core.llm_asker import LLMAsker
+    from kg.core.llm.transport import LLMTransport, service_for  # loads the LLM SDKs: only when asked for
+    from kg.core.llm.asker import LLMAsker
 
     rerank = settings.memory.retrieval.rerank
     if rerank.llm_service is not None:

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.core.models import Role, Session, Turn, attachments_of
-from kg.core.vocabulary import Trust
-from kg.core.recall_models import Summary, summary_from_props
-from kg.core.store import Store
-from kg.core.values import native_props
+from kg.core.models.turns import Role, Session, Turn, attachments_of
+from kg.core.models.vocabulary import Trust
+from kg.core.models.recall import Summary, summary_from_props
+from kg.core.store.store import Store
+from kg.core.store.values import native_props
 from kg.queries.analysis import TimeWindow
 from kg.queries.recipes import Key, Method
 from kg.queries.turns import scoped
@@ -77,7 +77,7 @@ async def turn_list(
 
 async def fallback_turn_list(store: Store, namespace: str, *, vector: list[float], depth: int, fetch: int,
                              as_of: datetime | None) -> list[Candidate]:
-    """Dense candidates among the turns the fallback embedder embedded (kg.core.embedding_fallback), by
+    """Dense candidates among the turns the fallback embedder embedded (kg.core.embedders.fallback), by
     its own index: `vector` is the query embedded by that model."""
     row = await store.read_row("queries/retrieval_vector_index", index="turn_fallback_embedding", fetch=fetch,
                                vector=vector, namespace=namespace, k=depth, as_of=as_of)
@@ -166,7 +166,7 @@ def _turn(tid: str, namespace: str, session_id: str, idx: int, role: Role, speak
           external_id: str | None, model: str | None, kinds: list[str] | None = None,
           captions: list[str] | None = None, urls: list[str] | None = None, trust: Trust | None = None) -> Turn:
     """A turn from the columns the hydrating queries return (`ts` in epoch µs; the attachments as
-    the node's parallel lists, `kg.core.models.attachment_columns`; the trust of an untrusted one)."""
+    the node's parallel lists, `kg.core.models.turns.attachment_columns`; the trust of an untrusted one)."""
     return Turn(id=tid, namespace=namespace, session_id=session_id, idx=idx, role=role, speaker=speaker,
                 text=text, ts=from_epoch_us(ts), external_id=external_id, embedding_model=model,
                 attachments=attachments_of(kinds, captions, urls), trust=trust or "trusted")

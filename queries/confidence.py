@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from kg.core.memory_settings import ConfidenceSettings
+from kg.core.settings.memory import ConfidenceSettings
 
 _DAY = timedelta(days=1)
 

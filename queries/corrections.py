@@ -1,6 +1,6 @@
 """Reading corrections: browsing, the core rules an agent's prompt gets, the top clusters.
 
-Weights and the rules' standing are computed at the moment of the read (`kg.core.correction_weight`),
+Weights and the rules' standing are computed at the moment of the read (`kg.core.models.correction_weight`),
 so a rule that stopped recurring drops out of `core_rules` even before the nightly job demotes it.
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from kg.core.memory_settings import CorrectionSettings
-from kg.core.correction_models import STATUSES, ClusterView, CoreRules, CorrectionStatus, CorrectionView
-from kg.core.correction_weight import CorrectionState, status_at, weight_at
-from kg.core.models import as_utc
-from kg.core.store import Store
-from kg.core.values import native_props
+from kg.core.settings.memory import CorrectionSettings
+from kg.core.models.corrections import STATUSES, ClusterView, CoreRules, CorrectionStatus, CorrectionView
+from kg.core.models.correction_weight import CorrectionState, status_at, weight_at
+from kg.core.models.turns import as_utc
+from kg.core.store.store import Store
+from kg.core.store.values import native_props
 
 _BROWSE_LIMIT = 1000
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from kg.core.memory_settings import ConfidenceSettings
-from kg.core.facts_models import FactStatus, FactView, entity_key, predicate_key
-from kg.core.models import as_utc
-from kg.core.requests import FactHistoryQuery, FactQuery
-from kg.core.store import Store
-from kg.core.values import native_props
+from kg.core.settings.memory import ConfidenceSettings
+from kg.core.models.facts import FactStatus, FactView, entity_key, predicate_key
+from kg.core.models.turns import as_utc
+from kg.core.models.requests import FactHistoryQuery, FactQuery
+from kg.core.store.store import Store
+from kg.core.store.values import native_props
 from kg.queries.confidence import score
 
 

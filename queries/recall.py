@@ -19,19 +19,19 @@ from collections.abc import Awaitable
 from datetime import datetime, timezone
 from typing import Any
 
-from kg.core.memory_settings import ConfidenceSettings, RecallWeights
-from kg.core.facts_models import FactView, entity_key
-from kg.core.models import as_utc
-from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
-from kg.core.store import Store
-from kg.core.values import native_props
+from kg.core.settings.memory import ConfidenceSettings, RecallWeights
+from kg.core.models.facts import FactView, entity_key
+from kg.core.models.turns import as_utc
+from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit
+from kg.core.store.store import Store
+from kg.core.store.values import native_props
 from kg.queries import candidates as cand
 from kg.queries.confidence import score as confidence_score
 from kg.queries.fusion import normalized
 from kg.queries.recipes import Recipe
 from kg.queries.vectors import unit_rows
 from kg.queries.retrieve import Retrieval, Retriever
-from kg.core.embeddings import embed_async
+from kg.core.embedders.base import embed_async
 
 FACT_LIMIT = 50
 _WORDS = re.compile(r"[\w'’-]+")

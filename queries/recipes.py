@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from kg.core.memory_settings import SESSIONS_S, TURNS_PER_SESSION_T
-from kg.core.vocabulary import RECIPE_ALIASES, RerankerKind
+from kg.core.settings.memory import SESSIONS_S, TURNS_PER_SESSION_T
+from kg.core.models.vocabulary import RECIPE_ALIASES, RerankerKind
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Method = Literal["vector", "fulltext"]

@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from kg.core.facts_models import entity_key, predicate_key
-from kg.core.models import as_utc
-from kg.core.relationship_models import RelationshipStatus, RelationshipView
-from kg.core.requests import RelationshipQuery
-from kg.core.store import Store
-from kg.core.values import native_props
+from kg.core.models.facts import entity_key, predicate_key
+from kg.core.models.turns import as_utc
+from kg.core.models.relationships import RelationshipStatus, RelationshipView
+from kg.core.models.requests import RelationshipQuery
+from kg.core.store.store import Store
+from kg.core.store.values import native_props
 
 
 

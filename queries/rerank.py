@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
-from kg.core.memory_settings import RerankSettings
-from kg.core.models import Turn
+from kg.core.settings.memory import RerankSettings
+from kg.core.models.turns import Turn
 from kg.core.extras import MissingExtra, require
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,7 @@ class VoyageReranker:
 # -- llm (listwise) ------------------------------------------------------------------------------
 
 class StructuredAsker(Protocol):
-    """One structured LLM question (`kg.core.llm_asker.LLMAsker` with the `rerank-v1` prompt, given
+    """One structured LLM question (`kg.core.llm.asker.LLMAsker` with the `rerank-v1` prompt, given
     by the engine): the answer, or None when it failed after its retries."""
 
     prompt_version: str

@@ -31,12 +31,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from kg.core.memory_settings import RetrievalSettings, VectorSearchSettings
-from kg.core.embedding_fallback import FallbackChain
-from kg.core.embeddings import Embedder, embed_async
-from kg.core.models import Turn, as_utc
-from kg.core.store import Store
-from kg.core.telemetry import span
+from kg.core.settings.memory import RetrievalSettings, VectorSearchSettings
+from kg.core.embedders.fallback import FallbackChain
+from kg.core.embedders.base import Embedder, embed_async
+from kg.core.models.turns import Turn, as_utc
+from kg.core.store.store import Store
+from kg.core.telemetry.hooks import span
 from kg.queries import candidates as cand
 from kg.queries.analysis import TimeWindow, content_terms, named, time_window
 from kg.queries.fusion import best_per_group, group_scores, later_first, ranking, rrf
@@ -61,7 +61,7 @@ class Retrieval:
     window: TimeWindow | None = None
     vector: list[float] | None = None  # the query's, by the fallback embedder when `degraded`
     hydrated: dict[str, Turn] = field(default_factory=dict)  # turns already read in full (stage 2)
-    degraded: str | None = None  # why the primary embedder was not used (kg.core.embedding_fallback)
+    degraded: str | None = None  # why the primary embedder was not used (kg.core.embedders.fallback)
     # rows of `queries/retrieval_turn_vectors` already read (recency within a topic), by turn id
     vector_rows: dict[str, list] = field(default_factory=dict)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kg.core.store import Store
+from kg.core.store.store import Store
 
 # outcome -> its part of the signal, in [-1, 1]; "ongoing" and unknown say nothing
 OUTCOME_VALUE = {"success": 1.0, "partial_success": 0.2, "failure": -1.0, "abandoned": -1.0}

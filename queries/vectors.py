@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kg.core.store import Store
+from kg.core.store.store import Store
 from kg.queries.candidates import Candidate, from_epoch_us
 from kg.queries.recipes import Key
 

@@ -21,7 +21,7 @@ from typing import AsyncIterator
 import pytest
 
 from kg import AsyncMemory, Settings, load_settings
-from kg.core.store import resolve_connection
+from kg.core.store.store import resolve_connection
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 URI_SCHEMES = ("bolt", "neo4j")

@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI
 
 from kg import AsyncMemory, load_settings
-from kg.core.config import HttpSettings
+from kg.core.settings.tree import HttpSettings
 from kg.http import create_app
 
 

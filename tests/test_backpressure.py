@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from kg.core.config import HttpSettings
+from kg.core.settings.tree import HttpSettings
 from kg.http.backpressure import Backpressure, Flow
 
 

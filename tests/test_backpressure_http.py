@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from kg import AsyncMemory, load_settings
-from kg.core.embeddings import Embedder
+from kg.core.embedders.base import Embedder
 from kg.http import create_app
 from tests.http_client import msg, running, settings_with
 

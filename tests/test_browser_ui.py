@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory
-from kg.core.store import resolve_connection
+from kg.core.store.store import resolve_connection
 from test_browser_queries import BROWSER, INPUTS, T0, seed
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import neo4j
 
 from kg import AsyncMemory
-from kg.core.store import Tx
+from kg.core.store.store import Tx
 
 
 def test_the_run_uses_the_uri_scheme_it_asked_for(memory: AsyncMemory) -> None:

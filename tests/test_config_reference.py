@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kg import config_reference
-from kg.core.config import Settings
+from kg.core.settings.tree import Settings
 
 
 def test_the_reference_is_current() -> None:

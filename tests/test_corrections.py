@@ -17,7 +17,7 @@ import pytest
 
 from kg.ingest.corrections.normalize import normalize
 from kg import AsyncMemory, Memory, Settings
-from kg.core.correction_models import MaintenanceReport
+from kg.core.models.corrections import MaintenanceReport
 from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)

@@ -12,9 +12,9 @@ import pytest
 from kg.ingest.corrections.clustering import Member, cluster_labels, contradictions, keyphrases, merges
 from kg.ingest.corrections.normalize import conflict, normalize, shape
 from kg.ingest.corrections.policy import Candidate, Neighbour, Verdict, decide, plan_from_verdict
-from kg.core.memory_settings import CorrectionClusteringSettings, CorrectionSettings
-from kg.core.correction_models import CoreRules, CorrectionView
-from kg.core.correction_weight import CorrectionState, earned_status, effective_weight, held_status, status_at, weight_at
+from kg.core.settings.memory import CorrectionClusteringSettings, CorrectionSettings
+from kg.core.models.corrections import CoreRules, CorrectionView
+from kg.core.models.correction_weight import CorrectionState, earned_status, effective_weight, held_status, status_at, weight_at
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 CFG = CorrectionSettings()

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from kg import load_settings
-from kg.core.embedders import embedder_for
-from kg.core.embeddings import QUERY_TEXTS, embed_async
-from kg.core.onnx_minilm import OnnxMiniLM
+from kg.core.embedders.configured import embedder_for
+from kg.core.embedders.base import QUERY_TEXTS, embed_async
+from kg.core.embedders.onnx import OnnxMiniLM
 
 
 def test_a_query_is_embedded_while_a_batch_runs() -> None:
@@ -96,7 +96,7 @@ async def test_a_query_never_waits_for_the_event_loops_shared_threads() -> None:
 
 
 QUERY = "which database did we choose for the sensors?"
-FIRST_CALL = ("import json, sys\nfrom kg import load_settings\nfrom kg.core.embedders import embedder_for\n"
+FIRST_CALL = ("import json, sys\nfrom kg import load_settings\nfrom kg.core.embedders.configured import embedder_for\n"
               "print(json.dumps(embedder_for(load_settings().embedding).embed([sys.argv[1]])[0]))")
 
 
@@ -122,8 +122,8 @@ def test_the_torch_extra_runs_the_same_model() -> None:
     """`[embedding] provider = "sentence-transformers"` (`kg-memory[torch]`): the bundled MiniLM on
     torch keeps the vectors' old name and agrees with the int8 ONNX default."""
     pytest.importorskip("sentence_transformers", reason="the torch extra is not installed")
-    from kg.core.config import EmbeddingSettings
-    from kg.core.torch_embedder import SentenceTransformerEmbedder
+    from kg.core.settings.tree import EmbeddingSettings
+    from kg.core.embedders.torch import SentenceTransformerEmbedder
 
     torch_model = SentenceTransformerEmbedder(EmbeddingSettings(provider="sentence-transformers"))
     assert (torch_model.name, torch_model.dim) == ("local/all-MiniLM-L6-v2", 384)
@@ -140,7 +140,7 @@ def test_the_torch_embedders_first_call_may_be_a_batch() -> None:
     """The first call loads the model on the batch thread; a batch then embeds there (it had waited
     for that same one-thread executor: bench.load's prefill hung on its first batch)."""
     pytest.importorskip("sentence_transformers")
-    from kg.core.torch_embedder import SentenceTransformerEmbedder
+    from kg.core.embedders.torch import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder(load_settings().embedding)
     texts = [f"turn {i}: the warehouse moved to Lisbon" for i in range(QUERY_TEXTS + 6)]

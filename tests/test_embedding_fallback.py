@@ -7,10 +7,11 @@ import asyncio
 
 import pytest
 
-from kg.core.config import EmbeddingSettings
-from kg.core.embedders import VoyageEmbedder, embedder_for, fallback_for
-from kg.core.embedding_fallback import FallbackChain
-from kg.core.embeddings import EmbeddingError
+from kg.core.settings.tree import EmbeddingSettings
+from kg.core.embedders.configured import embedder_for, fallback_for
+from kg.core.embedders.voyage import VoyageEmbedder
+from kg.core.embedders.fallback import FallbackChain
+from kg.core.embedders.base import EmbeddingError
 from tests.fake_llm import FakeLLM, fake_llm, recording  # noqa: F401 - the fixture
 
 LOCAL = "local/all-MiniLM-L6-v2-int8"

@@ -16,7 +16,7 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory
-from kg.core import export_format as fmt
+from kg.core.models import export as fmt
 from kg.http import create_app
 from tests.cypher_state import cypher_rows
 from tests.http_client import running, settings_with

@@ -22,7 +22,7 @@ from kg.ingest.extraction.models import (
 from kg.ingest.extraction.offline import OfflineExtractor, extract_offline
 from kg.ingest.prompts.extraction import EXTRACT, EXTRACT_V1, extract_v1
 from kg.ingest.prompts.registry import PROMPTS, prompt, versions
-from kg.core.memory_settings import IndexingSettings
+from kg.core.settings.memory import IndexingSettings
 from tests.extraction_samples import T0, chunk, turns  # noqa: F401 - fixture
 
 

@@ -15,8 +15,8 @@ from kg.ingest.extraction.extractor import ExtractionFailed, Usage
 from kg.ingest.extraction.llm import LLMExtractor, extractor_for
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from kg.ingest.prompts.extraction import EXTRACT_V1
-from kg.core.config import LLMService, Settings
-from kg.core.memory_settings import IndexingSettings
+from kg.core.settings.tree import LLMService, Settings
+from kg.core.settings.memory import IndexingSettings
 from tests.extraction_samples import T0, chunk  # noqa: F401 - fixture
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
 

@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory, Memory, Settings
-from kg.core.facts_models import FactView
+from kg.core.models.facts import FactView
 from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)

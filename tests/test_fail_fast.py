@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from kg import AsyncMemory, load_settings
 from kg.http import create_app
-from kg.core.store import resolve_connection
+from kg.core.store.store import resolve_connection
 from tests.http_client import running
 
 

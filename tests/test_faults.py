@@ -29,9 +29,9 @@ from kg import AsyncMemory, Settings, load_settings
 from kg.jobs.kinds import JobKind, extract_session
 from kg.ingest.sessions import auto_session_id
 from kg.jobs.worker import Worker
-from kg.core.config import JobSettings, LLMService, LLMSettings
-from kg.core.memory_settings import IndexingSettings
-from kg.core.neo4j_local import LocalNeo4j
+from kg.core.settings.tree import JobSettings, LLMService, LLMSettings
+from kg.core.settings.memory import IndexingSettings
+from kg.core.local_neo4j.server import LocalNeo4j
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
 

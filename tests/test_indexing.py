@@ -17,7 +17,7 @@ from kg.ingest.dedup import Mention
 from kg.ingest.dedup.adjudication import LLMAdjudicator
 from kg.ingest.dedup.neo4j_resolver import GraphResolver
 from kg import AsyncMemory, Settings
-from kg.core.config import LLMService
+from kg.core.settings.tree import LLMService
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 from tests.cypher_state import cypher_rows
 

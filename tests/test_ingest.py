@@ -11,7 +11,7 @@ import pytest
 
 from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg import AsyncMemory
-from kg.core.models import Attachment, Message
+from kg.core.models.turns import Attachment, Message
 from tests.cypher_state import cypher_rows
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)

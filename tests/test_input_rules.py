@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from kg import AsyncMemory
-from kg.core.limits import FieldError, check_relation
+from kg.core.models.limits import FieldError, check_relation
 from kg.mcp.server import LocalScope, build_server
 from tests.cypher_state import cypher_value
 from tests.http_client import api  # noqa: F401 - fixture

@@ -24,9 +24,9 @@ from kg.jobs.kinds import JobKind
 from kg.jobs.queue import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
 from kg.jobs.sweeps import SWEEPS, latest_fire, reindex, run_sweep
 from kg.jobs.worker import Worker
-from kg.core.config import JobSettings, Schedule
-from kg.core.job_models import job_id
-from kg.core.models import Message
+from kg.core.settings.tree import JobSettings, Schedule
+from kg.core.models.jobs import job_id
+from kg.core.models.turns import Message
 from tests.cypher_state import cypher_rows, cypher_value
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ from langgraph.store.base import PutOp, SearchOp  # noqa: E402
 from langgraph.store.base.embed import get_text_at_path  # noqa: E402
 
 from kg import AsyncMemory, Memory, load_settings  # noqa: E402
-from kg.core.config import JobSettings  # noqa: E402
+from kg.core.settings.tree import JobSettings  # noqa: E402
 from kg.integrations.langgraph import KgStore, ops  # noqa: E402
 from kg.jobs.queue import JobQueue  # noqa: E402
 from kg.jobs.sweeps import run_sweep  # noqa: E402

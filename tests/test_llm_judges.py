@@ -13,7 +13,7 @@ import pytest
 
 from kg.ingest.llm_judges import LLMClusterLabeler, LLMCorrectionJudge, LLMPredicateResolver
 from kg import AsyncMemory
-from kg.core.config import Settings
+from kg.core.settings.tree import Settings
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 from tests.cypher_state import cypher_rows
 

@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from kg import AsyncMemory, load_settings
 from kg.access import key_digest
-from kg.core.config import HttpSettings
+from kg.core.settings.tree import HttpSettings
 from kg.http import create_app
 from kg.mcp.server import LocalScope, build_server
 from tests.http_client import serving

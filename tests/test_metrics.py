@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from kg import AsyncMemory
 from kg import cypher
 from kg.access import key_digest
-from kg.core.llm_usage import LLMCall, record
+from kg.core.llm.usage import LLMCall, record
 from kg.http import create_app
 from tests.http_client import api, msg, running, settings_with  # noqa: F401 - the api fixture
 

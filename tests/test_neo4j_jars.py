@@ -17,8 +17,8 @@ from typing import Iterator
 import pytest
 
 from kg import load_settings
-from kg.core.neo4j_jars import Archive, Folder, JarError, Lock, LockedJar, Repository, bundle, install, lock_for
-from kg.core.neo4j_local import LocalNeo4j
+from kg.core.local_neo4j.jars import Archive, Folder, JarError, Lock, LockedJar, Repository, bundle, install, lock_for
+from kg.core.local_neo4j.server import LocalNeo4j
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = ["org/neo4j/neo4j/9.9.9/neo4j-9.9.9.jar", "io/netty/netty-common/4.2.0/netty-common-4.2.0.jar",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.core.neo4j_java import NoJava, choose_java
+from kg.core.local_neo4j.java import NoJava, choose_java
 
 
 def fake_java(root: Path, version: str) -> Path:

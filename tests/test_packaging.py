@@ -51,7 +51,7 @@ def test_the_cli_starts_without_the_server_extra() -> None:
 
 def test_a_door_without_its_extra_names_it() -> None:
     for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.jobs.serve", "uvicorn", "server"),
-                                  ("kg.mcp.server", "mcp", "server"), ("kg.core.tracing", "opentelemetry.sdk", "otel"),
+                                  ("kg.mcp.server", "mcp", "server"), ("kg.core.telemetry.tracing", "opentelemetry.sdk", "otel"),
                                   ("kg.integrations.graphiti", "graphiti_core", "graphiti"),
                                   ("kg.integrations.langchain", "langchain_core", "langchain"),
                                   ("kg.integrations.openai_agents", "agents", "openai-agents"),
@@ -92,8 +92,8 @@ def test_import_kg_and_kg_help_load_nothing_heavy() -> None:
 def test_tracing_off_imports_no_tracing_sdk() -> None:
     """`[telemetry] tracing` is off by default: the API app is built without kg's tracer or the
     OpenTelemetry SDK (the API package comes with fastapi and mcp; alone it records nothing)."""
-    code = ("import sys\nfrom kg.core.config import Settings\nfrom kg.http import create_app\ncreate_app(Settings())\n"
-            "print(sorted(m for m in ('kg.core.tracing', 'opentelemetry.sdk') if m in sys.modules))")
+    code = ("import sys\nfrom kg.core.settings.tree import Settings\nfrom kg.http import create_app\ncreate_app(Settings())\n"
+            "print(sorted(m for m in ('kg.core.telemetry.tracing', 'opentelemetry.sdk') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-800:]
     assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -10,7 +10,7 @@ import time
 import httpx
 
 from kg import AsyncMemory, load_settings
-from kg.core.neo4j_local import LocalNeo4j
+from kg.core.local_neo4j.server import LocalNeo4j
 from kg.http import create_app
 from tests.http_client import api, running  # noqa: F401 - the api fixture
 from tests.test_fail_fast import Relay, cut_off  # noqa: F401 - the cut_off fixture

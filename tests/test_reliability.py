@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from kg import AsyncMemory, load_settings
-from kg.core.limits import FieldError
+from kg.core.models.limits import FieldError
 from kg.mcp.server import LocalScope, build_server
 from tests.http_client import api, msg  # noqa: F401 - fixture
 
@@ -97,7 +97,7 @@ async def test_exact_predicates_keep_case_apart(memory: AsyncMemory, namespace: 
     exact = settings.model_copy(update={"memory": settings.memory.model_copy(update={"values": values})})
     from kg.ingest.facts import FactWriter
 
-    from kg.core.requests import FactAssertion
+    from kg.core.models.requests import FactAssertion
 
     writer = FactWriter(memory.store, exact)
 

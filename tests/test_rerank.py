@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kg import AsyncMemory
-from kg.core.config import Settings, load_settings
+from kg.core.settings.tree import Settings, load_settings
 from kg.queries.recipes import HIERARCHICAL, HYBRID, recipe
 from kg.queries.rerank import CrossEncoderReranker, complete, passage, rerank
 from kg.queries.retrieve import Retriever

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kg.core.memory_settings import VectorSearchSettings
+from kg.core.settings.memory import VectorSearchSettings
 from pydantic import ValidationError
 
 from kg import AsyncMemory

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from kg.core.config import Schedule, ScheduleSettings, Settings
+from kg.core.settings.tree import Schedule, ScheduleSettings, Settings
 from kg.jobs import sweeps
 from kg.jobs.sweeps import SCHEDULES, idle_reason, runnable
 

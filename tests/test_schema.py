@@ -6,7 +6,7 @@ import pytest
 
 from kg import cypher
 from kg import AsyncMemory
-from kg.core.store import EmbedderMismatch
+from kg.core.store.store import EmbedderMismatch
 from tests.cypher_state import cypher_value
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kg.core.config import Settings
-from kg.core.settings_section import Section, UnknownSettingError
+from kg.core.settings.tree import Settings
+from kg.core.settings.base import Section, UnknownSettingError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +58,7 @@ def test_the_example_file_loads_and_is_read(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def every_model(model: type, seen: set[type]) -> set[type]:
-    from kg.core.settings_section import _model_in
+    from kg.core.settings.base import _model_in
 
     if model in seen:
         return seen

@@ -18,7 +18,7 @@ from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
 from kg.ingest.summaries.plan import rollup_groups, windows
 from kg.ingest.summaries.writer import SessionSummarizer
 from kg import AsyncMemory
-from kg.core.config import LLMService, Settings
+from kg.core.settings.tree import LLMService, Settings
 from tests.cypher_state import cypher_rows
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm  # noqa: F401 - fixture
 

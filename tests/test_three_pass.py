@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from kg import AsyncMemory
-from kg.core.config import Settings
-from kg.core.signal_models import SIGNAL_LISTS
+from kg.core.settings.tree import Settings
+from kg.core.models.signals import SIGNAL_LISTS
 from kg.ingest.extraction.models import ChunkTurn
 from kg.ingest.prompts.enrichment import QUALITY_V1, SIGNALS_V1
 from kg.ingest.prompts.extraction import SESSION_V1

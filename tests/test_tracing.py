@@ -31,11 +31,11 @@ from opentelemetry.trace import SpanKind
 from pydantic import SecretStr
 
 from kg import AsyncMemory, cypher
-from kg.core import telemetry
-from kg.core.config import LLMService, Settings, TelemetrySettings
+from kg.core.telemetry import hooks as telemetry
+from kg.core.settings.tree import LLMService, Settings, TelemetrySettings
 from kg.core.extras import MissingExtra
-from kg.core.settings_section import UnknownSettingError
-from kg.core.tracing import Tracing
+from kg.core.settings.base import UnknownSettingError
+from kg.core.telemetry.tracing import Tracing
 from kg.http import create_app
 from kg.ingest.extraction.llm import LLMExtractor
 from kg.ingest.extraction.models import ChunkInput

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 
 from kg import AsyncClient, AsyncMemory
-from kg.core.limits import FieldError
+from kg.core.models.limits import FieldError
 from kg.access import key_digest
 from kg.http import create_app
 from tests.http_client import running, serving, settings_with

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from kg import AsyncMemory
-from kg.core.models import Message
+from kg.core.models.turns import Message
 from tests.http_client import api  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
 

@@ -18,7 +18,7 @@ from kg.ingest.reembed import reembed
 from kg.ingest.sessions import TurnIds
 from kg.ingest.turn_keys import turn_key
 from kg import AsyncMemory, load_settings
-from kg.core.models import ATTACHMENTS_MAX, Attachment, Message
+from kg.core.models.turns import ATTACHMENTS_MAX, Attachment, Message
 from tests.http_client import api  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import httpx
 
 from kg import AsyncMemory
-from kg.core.models import Message
+from kg.core.models.turns import Message
 from tests.http_client import api, msg  # noqa: F401 - fixture
 
 T0 = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)

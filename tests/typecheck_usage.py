@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from kg import Client, Memory
-from kg.core.facts_models import FactView, RememberResult
-from kg.core.recall_models import RankedTurn
+from kg.core.models.facts import FactView, RememberResult
+from kg.core.models.recall import RankedTurn
 
 
 def with_memory(memory: Memory) -> None:

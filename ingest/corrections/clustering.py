@@ -20,8 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from kg.ingest.corrections.normalize import conflict, shape, tokens
-from kg.core.memory_settings import CorrectionClusteringSettings
-from kg.core.correction_models import LinkType
+from kg.core.settings.memory import CorrectionClusteringSettings
+from kg.core.models.corrections import LinkType
 from kg.core.extras import require
 
 

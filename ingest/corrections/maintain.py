@@ -19,12 +19,12 @@ from typing import Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from kg.ingest.corrections.clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
-from kg.core.memory_settings import CorrectionSettings
-from kg.core.correction_models import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
-from kg.core.correction_weight import CorrectionState, status_at, weight_at
-from kg.core.models import as_utc
-from kg.core.store import Store, Tx
-from kg.core.values import native_props
+from kg.core.settings.memory import CorrectionSettings
+from kg.core.models.corrections import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
+from kg.core.models.correction_weight import CorrectionState, status_at, weight_at
+from kg.core.models.turns import as_utc
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native_props
 
 _ATTEMPTS = 3
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}

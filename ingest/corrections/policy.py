@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Literal, Protocol, Sequence
 
 from kg.ingest.corrections.normalize import RuleShape, conflict, shape
-from kg.core.memory_settings import CorrectionSettings
-from kg.core.correction_models import Decision, LinkType
+from kg.core.settings.memory import CorrectionSettings
+from kg.core.models.corrections import Decision, LinkType
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,14 @@ from kg.ingest.corrections.policy import (
     fingerprint,
     plan_from_verdict,
 )
-from kg.core.memory_settings import CorrectionSettings, VectorSearchSettings
-from kg.core.correction_models import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
-from kg.core.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
-from kg.core.embeddings import Embedder, embed_async
-from kg.core.models import as_utc
-from kg.core.requests import CorrectionReport
-from kg.core.store import Store, Tx
-from kg.core.values import native
+from kg.core.settings.memory import CorrectionSettings, VectorSearchSettings
+from kg.core.models.corrections import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
+from kg.core.models.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
+from kg.core.embedders.base import Embedder, embed_async
+from kg.core.models.turns import as_utc
+from kg.core.models.requests import CorrectionReport
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
 
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}
 

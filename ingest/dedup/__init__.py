@@ -6,7 +6,7 @@ from kg.ingest.dedup.model import Entity, MatchDecision, Mention, Resolution
 from kg.ingest.dedup.names import is_low_information, name_key, normalize_name
 from kg.ingest.dedup.profile import Profile, profile
 from kg.ingest.dedup.resolver import Resolver, TextEmbedder
-from kg.core.dedup_settings import DedupSettings
+from kg.core.settings.dedup import DedupSettings
 from kg.ingest.dedup.stages import compare, fuzzy_score
 
 __all__ = [

@@ -22,8 +22,8 @@ from kg.ingest.dedup.resolver import NONE_OF_THEM
 from kg.ingest.prompts.dedup import ADJUDICATE, ADJUDICATE_BATCH
 from kg.ingest.extraction.extractor import Usage
 from kg.ingest.extraction.llm import usage_of
-from kg.core.config import LLMService, Settings
-from kg.core.llm import LLMFailed, LLMTransport, service_for
+from kg.core.settings.tree import LLMService, Settings
+from kg.core.llm.transport import LLMFailed, LLMTransport, service_for
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ leave open, found by a first in-memory pass without the embedding stage; if the 
 needs another one, the rest are fetched and the pass is redone. (`vectors` embeds a batch up
 front instead, outside any transaction.)
 
-Ids of new entities follow the fact writer's scheme (`kg.core.facts_models.entity_id` of the entity
+Ids of new entities follow the fact writer's scheme (`kg.core.models.facts.entity_id` of the entity
 key of the first surface form), so a fact about "Dana" and the entity resolved from "Dana" are
 one node; an entity the fact writer made from a bare subject name is adopted by the resolver. A
 second entity of the same name (told apart by an identifier, a qualifier or its type) gets the
@@ -38,11 +38,11 @@ from kg.ingest.dedup.model import Entity, Mention, Resolution
 from kg.ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
 from kg.ingest.dedup.profile import Profile, profile
 from kg.ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
-from kg.core.memory_settings import VectorSearchSettings
-from kg.core.dedup_settings import DedupSettings
-from kg.core.facts_models import entity_id, entity_key
-from kg.core.store import Store, Tx
-from kg.core.embeddings import embed_async
+from kg.core.settings.memory import VectorSearchSettings
+from kg.core.settings.dedup import DedupSettings
+from kg.core.models.facts import entity_id, entity_key
+from kg.core.store.store import Store, Tx
+from kg.core.embedders.base import embed_async
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

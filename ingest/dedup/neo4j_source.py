@@ -34,9 +34,9 @@ from kg.ingest.dedup.candidates import InMemoryCandidateSource
 from kg.ingest.dedup.model import AttributeChange, Entity
 from kg.ingest.dedup.names import compact_name, is_low_information, normalize_name
 from kg.ingest.dedup.profile import Profile
-from kg.core.memory_settings import VectorSearchSettings
-from kg.core.dedup_settings import DedupSettings
-from kg.core.store import Tx
+from kg.core.settings.memory import VectorSearchSettings
+from kg.core.settings.dedup import DedupSettings
+from kg.core.store.store import Tx
 
 MAX_GRAMS = 64  # Lucene caps boolean clauses; a long name's first grams are plenty
 FUZZY_OVERFETCH = 2  # fulltext hits fetched per candidate kept after re-ranking by the fuzzy ratio

@@ -8,7 +8,7 @@ from kg.ingest.dedup import lexicon
 from kg.ingest.dedup.identifiers import identifiers, name_from_email, qualifiers
 from kg.ingest.dedup.model import Mention
 from kg.ingest.dedup.names import alias_keys, is_low_information, name_key, parse_person, place_qualifier
-from kg.core.dedup_settings import DedupSettings
+from kg.core.settings.dedup import DedupSettings
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from kg.ingest.dedup.candidates import CandidateSource
 from kg.ingest.dedup.entity import absorb, new_entity
 from kg.ingest.dedup.model import STAGE_RANK, Entity, MatchDecision, Mention, Resolution
 from kg.ingest.dedup.profile import Profile, profile
-from kg.core.dedup_settings import DedupSettings
-from kg.core.embeddings import TextEmbedder
+from kg.core.settings.dedup import DedupSettings
+from kg.core.embedders.base import TextEmbedder
 from kg.ingest.dedup.stages import compare
 
 

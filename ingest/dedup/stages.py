@@ -26,7 +26,7 @@ from kg.ingest.dedup.names import (
     variants_agree,
 )
 from kg.ingest.dedup.profile import Profile, profile
-from kg.core.dedup_settings import DedupSettings
+from kg.core.settings.dedup import DedupSettings
 
 NO_MATCH = MatchDecision("none", 0.0, "different", "no stage matched")
 # How sure each alias kind is: a nickname is near-certain, a lone initial is a guess.

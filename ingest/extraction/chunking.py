@@ -27,7 +27,7 @@ from kg.ingest.extraction.models import (
     ExtractedRelationship,
     ExtractionResult,
 )
-from kg.core.memory_settings import IndexingSettings
+from kg.core.settings.memory import IndexingSettings
 
 CHARS_PER_TOKEN = 4
 TURN_OVERHEAD_TOKENS = 24  # the <turn id role speaker ts> wrapper around each turn's text

@@ -1,9 +1,9 @@
 """LLM extraction (and the other structured per-session tasks) through the one LLM transport.
 
 `LLMExtractor` asks one `Prompt` (a versioned message builder paired with its response model) per
-chunk through `kg.core.llm.LLMTransport`, which owns the instructor client, the transport retries,
+chunk through `kg.core.llm.transport.LLMTransport`, which owns the instructor client, the transport retries,
 the redaction and the usage meter. When the retries are spent `ExtractionFailed` is raised with
-the (redacted) reason. `extractor_for(settings)` picks the backend by `kg.core.llm.service_for`.
+the (redacted) reason. `extractor_for(settings)` picks the backend by `kg.core.llm.transport.service_for`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from kg.ingest.extraction.extractor import ExtractionFailed, Usage
 from kg.ingest.extraction.models import ChunkInput, ExtractionResult
 from kg.ingest.extraction.offline import OfflineExtractor
 from kg.ingest.prompts.extraction import EXTRACT
-from kg.core.config import LLMService, Settings
-from kg.core.llm import LLMCall, LLMFailed, LLMTransport, Transient, service_for
-from kg.core.llm_asker import Prompt
+from kg.core.settings.tree import LLMService, Settings
+from kg.core.llm.transport import LLMCall, LLMFailed, LLMTransport, Transient, service_for
+from kg.core.llm.asker import Prompt
 
 log = logging.getLogger(__name__)
 

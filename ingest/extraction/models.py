@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from kg.core.vocabulary import Trust
+from kg.core.models.vocabulary import Trust
 
 EntityType = Literal["person", "organization", "product", "order", "place", "concept", "event", "other"]
 FactSource = Literal["stated", "observed", "inferred"]

@@ -23,7 +23,7 @@ from typing import Any
 from kg.ingest.extraction.extractor import Usage
 from kg.ingest.extraction.models import ChunkInput, ExtractionResult
 from kg.ingest.prompts.extraction import SESSION, SessionAnswer
-from kg.core.store import Store
+from kg.core.store.store import Store
 
 
 def answer_key(chunk: ChunkInput, model: str, prompt_version: str) -> str:

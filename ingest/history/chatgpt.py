@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from kg.core.models import Attachment, Message
+from kg.core.models.turns import Attachment, Message
 from kg.ingest.history.exchanges import Exchanges, instant, json_elements, plain_text
 from kg.ingest.loaders import Rejected
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from kg.core.models import Message
+from kg.core.models.turns import Message
 from kg.ingest.history.exchanges import Exchanges, instant, plain_text
 from kg.ingest.loaders import Rejected, json_lines
 

@@ -22,7 +22,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any, Iterator, Literal
 
-from kg.core.models import Message
+from kg.core.models.turns import Message
 from kg.ingest.history.exchanges import Exchanges, instant, json_elements, plain_text
 from kg.ingest.loaders import Rejected, json_lines
 

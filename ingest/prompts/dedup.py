@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from kg.ingest.dedup.model import Entity
 from kg.ingest.dedup.profile import Profile
-from kg.core.llm import Messages
-from kg.core.llm_asker import Prompt
+from kg.core.llm.transport import Messages
+from kg.core.llm.asker import Prompt
 
 ADJUDICATE_V1 = "adjudicate-v1"
 ADJUDICATE_BATCH_V1 = "adjudicate-batch-v1"

@@ -20,10 +20,10 @@ from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn
 from kg.ingest.prompts.extraction import render_turns
-from kg.core.llm import Messages
-from kg.core.llm_asker import Prompt
-from kg.core.recall_models import Summary
-from kg.core.signal_models import CitedDecision, CitedSignal
+from kg.core.llm.transport import Messages
+from kg.core.llm.asker import Prompt
+from kg.core.models.recall import Summary
+from kg.core.models.signals import CitedDecision, CitedSignal
 
 SIGNALS_V1 = "signals-v1"
 QUALITY_V1 = "quality-v1"

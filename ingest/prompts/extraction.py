@@ -12,8 +12,8 @@ from pydantic import Field
 
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
 from kg.ingest.summaries.models import SummaryDraft
-from kg.core.llm import Messages
-from kg.core.llm_asker import Prompt
+from kg.core.llm.transport import Messages
+from kg.core.llm.asker import Prompt
 
 EXTRACT_V1 = "extract-v1"
 SESSION_V1 = "session-v1"

@@ -17,8 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from kg.ingest.corrections.policy import Candidate, Neighbour
-from kg.core.llm import Messages
-from kg.core.llm_asker import Prompt
+from kg.core.llm.transport import Messages
+from kg.core.llm.asker import Prompt
 
 PREDICATE_CONTRADICTION_V1 = "predicate-contradiction-v1"
 CORRECTION_AUDN_V1 = "correction-audn-v1"

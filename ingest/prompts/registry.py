@@ -9,7 +9,7 @@ from kg.ingest.prompts.extraction import EXTRACT, SESSION
 from kg.ingest.prompts.judges import CLUSTER_LABEL, CORRECTION_AUDN, PREDICATE_CONTRADICTION
 from kg.ingest.prompts.rerank import RERANK
 from kg.ingest.prompts.summaries import ROLLUP, SUMMARIZE
-from kg.core.llm_asker import Prompt
+from kg.core.llm.asker import Prompt
 
 PROMPTS: dict[str, Prompt] = {p.name: p for p in (
     EXTRACT, SESSION, SUMMARIZE, ROLLUP, SIGNALS, QUALITY, ADJUDICATE, ADJUDICATE_BATCH, PREDICATE_CONTRADICTION,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn
 from kg.ingest.summaries.models import Part, SummaryDraft
-from kg.core.llm import Messages
-from kg.core.llm_asker import Prompt
+from kg.core.llm.transport import Messages
+from kg.core.llm.asker import Prompt
 
 SUMMARIZE_V1 = "summarize-v1"
 ROLLUP_V1 = "rollup-v1"

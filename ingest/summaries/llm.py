@@ -21,9 +21,9 @@ from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
 from kg.ingest.summaries.offline import OfflineSummarizer
 from kg.ingest.prompts.extraction import SESSION_V1
 from kg.ingest.prompts.summaries import ROLLUP, SUMMARIZE, parts_chunk
-from kg.core.config import Settings
-from kg.core.embeddings import Embedder
-from kg.core.store import Store
+from kg.core.settings.tree import Settings
+from kg.core.embedders.base import Embedder
+from kg.core.store.store import Store
 
 
 class SummaryFailed(RuntimeError):

@@ -9,7 +9,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 
 from kg.ingest.extraction.models import ChunkTurn
-from kg.core.recall_models import Outcome
+from kg.core.models.recall import Outcome
 
 TEXT_MAX_CHARS = 4000
 

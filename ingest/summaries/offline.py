@@ -19,9 +19,9 @@ from collections.abc import Sequence, Set as AbstractSet
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn
 from kg.ingest.extraction.offline import extract_offline
 from kg.ingest.summaries.models import EarlyVector, Part, SummaryDraft
-from kg.core.memory_settings import SummarySettings
-from kg.core.embeddings import Embedder, embed_async
-from kg.core.recall_models import OFFLINE_MODEL
+from kg.core.settings.memory import SummarySettings
+from kg.core.embedders.base import Embedder, embed_async
+from kg.core.models.recall import OFFLINE_MODEL
 
 OFFLINE_PROMPT = "extractive-v1"
 QUOTE_CHARS = 320

@@ -22,11 +22,11 @@ from kg.ingest.extraction.chunking import turn_tokens
 from kg.ingest.extraction.models import ChunkInput, ChunkTurn
 from kg.ingest.extraction.offline import extract_offline
 from kg.ingest.prompts.enrichment import QUALITY, SIGNALS, QualityAnswer, SignalsAnswer, cited_context
-from kg.core.config import Settings
-from kg.core.llm import LLMTransport, transport_for
-from kg.core.llm_asker import LLMAsker
-from kg.core.recall_models import Summary
-from kg.core.signal_models import CitedDecision, CitedSignal, SessionSignals
+from kg.core.settings.tree import Settings
+from kg.core.llm.transport import LLMTransport, transport_for
+from kg.core.llm.asker import LLMAsker
+from kg.core.models.recall import Summary
+from kg.core.models.signals import CitedDecision, CitedSignal, SessionSignals
 
 log = logging.getLogger(__name__)
 OFFLINE_SIGNALS = "signals-offline-v1"

@@ -28,12 +28,12 @@ from kg.ingest.summaries.passes import Passes, stale
 from kg.ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 from kg.ingest.turn_keys import attachment_text, stored_attachments
 from kg.ingest.turns import VectorSink, revisions
-from kg.core.config import Settings
-from kg.core.embeddings import Embedder, embed_async
-from kg.core.llm_usage import metering
-from kg.core.recall_models import OFFLINE_MODEL, Summary, summary_from_props
-from kg.core.store import Store, Tx
-from kg.core.values import native
+from kg.core.settings.tree import Settings
+from kg.core.embedders.base import Embedder, embed_async
+from kg.core.llm.usage import metering
+from kg.core.models.recall import OFFLINE_MODEL, Summary, summary_from_props
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
 
 log = logging.getLogger(__name__)
 DUE_PAGE = 500

@@ -22,13 +22,13 @@ from kg.cli.review import changes, confirm, revert, why
 from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
 from kg.cli.search import print_hits, search
-from kg.core.config import load_settings
-from kg.core.models import NAMESPACE_RULE, IngestReport, Message, valid_namespace
+from kg.core.settings.tree import load_settings
+from kg.core.models.turns import NAMESPACE_RULE, IngestReport, Message, valid_namespace
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
-    from kg.core.embeddings import EmbeddingError
-    from kg.core.neo4j_local import LocalNeo4j, LocalServerError
-    from kg.core.store import Store, StoreError
+    from kg.core.embedders.base import EmbeddingError
+    from kg.core.local_neo4j.server import LocalNeo4j, LocalServerError
+    from kg.core.store.store import Store, StoreError
     from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
     from kg.memory import AsyncMemory
 
@@ -74,7 +74,7 @@ def migrate() -> None:
 @app.command()
 def status() -> None:
     """Server, node counts per label and index states."""
-    from kg.core.store import Store
+    from kg.core.store.store import Store
 
     settings = load_settings()
 
@@ -244,9 +244,9 @@ def mcp(
         run_stdio(load_settings(), namespace or ())
     except Exception as exc:
         # imported only now: the driver loads after `initialize` is answered (kg.mcp.server)
-        from kg.core.embeddings import EmbeddingError
-        from kg.core.neo4j_local import LocalServerError
-        from kg.core.store import StoreError
+        from kg.core.embedders.base import EmbeddingError
+        from kg.core.local_neo4j.server import LocalServerError
+        from kg.core.store.store import StoreError
 
         if not isinstance(exc, (LocalServerError, StoreError, EmbeddingError)):
             raise
@@ -270,7 +270,7 @@ def import_graphiti(
 
     from kg.integrations.graphiti import GraphitiSource
     from kg.integrations.graphiti import import_graphiti as run_import
-    from kg.core.store import resolve_connection
+    from kg.core.store.store import resolve_connection
 
     if source not in ("stated", "observed", "inferred", "system"):
         fail(f"unknown --source {repr(source)}; use stated, observed, inferred or system")

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, console, err, fail, run
-from kg.core.correction_models import STATUSES
+from kg.core.models.corrections import STATUSES
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.memory import AsyncMemory

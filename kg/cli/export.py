@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from kg.cli.terminal import NAMESPACE, console, err, run
-from kg.core.export_format import ExportFormatError, ImportReport, dumps
+from kg.core.models.export import ExportFormatError, ImportReport, dumps
 
 
 def export(

@@ -7,7 +7,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.core.models import Erasure, check_namespace
+from kg.core.models.turns import Erasure, check_namespace
 from kg.cli.terminal import NAMESPACE, call_memory, console, fail, run
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "

@@ -94,7 +94,7 @@ def hook_claude_code(
     session (its summary now; `kg serve`'s jobs index it); SessionStart prints the namespace's rules,
     which Claude Code adds to the session's context. Other events change nothing. Through a running
     `kg serve` when one answers, else in this process. A failure exits 1: Claude Code shows it and goes on."""
-    from kg.core.limits import session_id_problem
+    from kg.core.models.limits import session_id_problem
 
     try:
         payload = json.loads(sys.stdin.read() or "null")
@@ -138,7 +138,7 @@ def _answer(payload: dict[str, Any]) -> str | None:
     path = payload.get("transcript_path")
     if not isinstance(path, str) or not Path(path).is_file():
         return None
-    from kg.core.models import Message
+    from kg.core.models.turns import Message
     from kg.ingest.history.claude_code import read_claude_code
 
     turns = [m for m in read_claude_code(Path(path).read_bytes(), path, "hook", tools=False) if isinstance(m, Message)]
@@ -147,7 +147,7 @@ def _answer(payload: dict[str, Any]) -> str | None:
 
 async def _hook(namespace: str, session_id: str, work: tuple[str, str], local: bool) -> str | None:
     from kg.cli.search import serve_url
-    from kg.core.config import load_settings
+    from kg.core.settings.tree import load_settings
     from kg.memory import AsyncMemory
 
     settings = load_settings()

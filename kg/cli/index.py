@@ -8,8 +8,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.core.config import load_settings
-from kg.core.indexing_models import IndexReport, SessionIndexReport
+from kg.core.settings.tree import load_settings
+from kg.core.models.indexing import IndexReport, SessionIndexReport
 from kg.cli.terminal import console, err, run
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade

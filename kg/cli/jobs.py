@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
-from kg.core.config import load_settings
-from kg.core.job_models import JOB_STATUSES, Job
+from kg.core.settings.tree import load_settings
+from kg.core.models.jobs import JOB_STATUSES, Job
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.memory import AsyncMemory

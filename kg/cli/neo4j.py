@@ -9,10 +9,10 @@ import typer
 from rich.markup import escape
 
 from kg.cli.terminal import console, fail
-from kg.core.config import load_settings
+from kg.core.settings.tree import load_settings
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads nothing it does not print
-    from kg.core.neo4j_local import LocalNeo4j
+    from kg.core.local_neo4j.server import LocalNeo4j
 
 neo4j_app = typer.Typer(help="The managed local Neo4j server.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -23,7 +23,7 @@ def say(text: str) -> None:
 
 
 def local_server(repository: str | None = None) -> LocalNeo4j:
-    from kg.core.neo4j_local import LocalNeo4j
+    from kg.core.local_neo4j.server import LocalNeo4j
 
     cfg = load_settings().neo4j
     local = cfg.local if repository is None else cfg.local.model_copy(update={"repository": repository})
@@ -40,7 +40,7 @@ def neo4j_install(
     """Fetch the pinned Neo4j and Neo4j Browser jars into the cache folder, each checked against its lock."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 
-    from kg.core.neo4j_local import LocalServerError
+    from kg.core.local_neo4j.server import LocalServerError
 
     if repository is not None and not repository.startswith(("https://", "http://")):
         fail(f"--repository: expected an http(s):// URL of a Maven repository, got {repository!r}")
@@ -70,8 +70,8 @@ def neo4j_bundle(
 ) -> None:
     """Write the installed jars and their lock to one archive, for `kg neo4j install --from` on a machine
     with no network (installs first when needed)."""
-    from kg.core.neo4j_jars import JarError, bundle, lock_for
-    from kg.core.neo4j_local import LocalServerError
+    from kg.core.local_neo4j.jars import JarError, bundle, lock_for
+    from kg.core.local_neo4j.server import LocalServerError
 
     local = local_server()
     lock = lock_for(local.settings.version, local.settings.browser_version)
@@ -90,7 +90,7 @@ def neo4j_bundle(
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Start the local server (installing it first if needed); waits until Bolt answers."""
-    from kg.core.neo4j_local import LocalServerError
+    from kg.core.local_neo4j.server import LocalServerError
 
     local = local_server()
     try:
@@ -136,7 +136,7 @@ def _ask_server() -> dict[str, Any] | str:
     """The running server's capabilities as the store probes them on connecting, or why not."""
     import asyncio
 
-    from kg.core.store import Store, StoreError
+    from kg.core.store.store import Store, StoreError
 
     settings = load_settings()  # the managed server, whatever [neo4j] uri says
     settings = settings.model_copy(update={"neo4j": settings.neo4j.model_copy(update={"uri": None})})

@@ -13,7 +13,7 @@ from rich.table import Table
 from kg.cli.terminal import NAMESPACE, call_memory, console, instant
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
-    from kg.core.trust_models import StatementEvent
+    from kg.core.models.trust import StatementEvent
 
 JSON = typer.Option(False, "--json", help="Print the answer as JSON.")
 

@@ -13,9 +13,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.core.config import Settings, load_settings
-from kg.core.vocabulary import K_DOC, K_MAX, K_MIN
-from kg.core.recall_models import RankedTurn
+from kg.core.settings.tree import Settings, load_settings
+from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN
+from kg.core.models.recall import RankedTurn
 from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
 
 

@@ -15,10 +15,10 @@ from rich.markup import escape
 from kg.core.extras import MissingExtra
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
-    from kg.core.embeddings import EmbeddingError
-    from kg.core.neo4j_local import LocalServerError
-    from kg.core.models import IngestReport
-    from kg.core.store import StoreError
+    from kg.core.embedders.base import EmbeddingError
+    from kg.core.local_neo4j.server import LocalServerError
+    from kg.core.models.turns import IngestReport
+    from kg.core.store.store import StoreError
 
 T = TypeVar("T")
 
@@ -32,7 +32,7 @@ class Commands(typer.Typer):
     ends in one line naming the fix and exit code 2 instead of a traceback."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from kg.core.settings_section import UnknownSettingError
+        from kg.core.settings.base import UnknownSettingError
 
         try:
             return super().__call__(*args, **kwargs)
@@ -52,10 +52,10 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
         loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None) -> T:
     """Run a command's coroutine (on a loop from `loop_factory`, or asyncio's); a database, server
     or embedder problem (or one of `also`, the command's own user errors) exits 2 with its message."""
-    from kg.core.embeddings import EmbeddingError
-    from kg.core.neo4j_local import LocalServerError
-    from kg.core.models import IngestReport
-    from kg.core.store import StoreError
+    from kg.core.embedders.base import EmbeddingError
+    from kg.core.local_neo4j.server import LocalServerError
+    from kg.core.models.turns import IngestReport
+    from kg.core.store.store import StoreError
 
     expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)
     try:
@@ -69,8 +69,8 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
 def call_memory(method: str, namespace: str, *args: Any) -> Any:
     """`AsyncMemory.<method>(namespace, *args)` for a command: a bad namespace, an unknown target
     (KeyError) or a refused value (FieldError) ends in one line and exit 2."""
-    from kg.core.limits import FieldError
-    from kg.core.models import check_namespace
+    from kg.core.models.limits import FieldError
+    from kg.core.models.turns import check_namespace
     from kg.memory import AsyncMemory
 
     try:
@@ -102,7 +102,7 @@ def instant(text: Optional[str], option: str) -> Optional[datetime]:
 
 def namespace_option(value: Optional[str]) -> Optional[str]:
     """A `--namespace` callback: the rule every door applies (`kg.core.models.check_namespace`)."""
-    from kg.core.models import check_namespace
+    from kg.core.models.turns import check_namespace
 
     if value is None:
         return None

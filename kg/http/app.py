@@ -34,14 +34,14 @@ from kg.http.metrics import Metrics, RequestMetrics  # noqa: E402
 from kg.http.traces import RequestSpans  # noqa: E402
 from kg.mcp.door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
-from kg.core.config import Settings, load_settings
+from kg.core.settings.tree import Settings, load_settings
 from kg.core.heap import bound_heap, calm_collector
-from kg.core.limits import FieldError
+from kg.core.models.limits import FieldError
 from kg.memory import AsyncMemory
-from kg.core.store import StoreError, unavailable
+from kg.core.store.store import StoreError, unavailable
 
 if TYPE_CHECKING:
-    from kg.core.tracing import Tracing
+    from kg.core.telemetry.tracing import Tracing
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5  # what a 503 tells the client to wait
@@ -122,7 +122,7 @@ def _tracing(settings: Settings) -> "Tracing | None":
     imported only then), else None."""
     if not settings.telemetry.tracing:
         return None
-    from kg.core.tracing import Tracing
+    from kg.core.telemetry.tracing import Tracing
 
     return Tracing(settings.telemetry)
 

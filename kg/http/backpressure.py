@@ -25,7 +25,7 @@ from typing import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kg.core.config import HttpSettings
+from kg.core.settings.tree import HttpSettings
 from kg.http.asgi import HttpMiddleware
 from kg.http.common import error_response
 

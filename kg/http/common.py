@@ -12,9 +12,9 @@ from fastapi.security import APIKeyHeader
 
 from kg.access import writer_trust
 from kg.memory import AsyncMemory
-from kg.core.limits import Timestamp
-from kg.core.models import NAMESPACE_RULE, as_utc, valid_namespace
-from kg.core.vocabulary import Trust
+from kg.core.models.limits import Timestamp
+from kg.core.models.turns import NAMESPACE_RULE, as_utc, valid_namespace
+from kg.core.models.vocabulary import Trust
 
 API_VERSION = "1"
 

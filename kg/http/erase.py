@@ -10,7 +10,7 @@ from fastapi import HTTPException, Request
 from kg.access import key_digest
 from kg.access import LOCAL
 from kg.http.common import Existing, Mem, api_key, namespace_router
-from kg.core.models import Erasure
+from kg.core.models.turns import Erasure
 
 scoped = namespace_router()
 

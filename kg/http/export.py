@@ -8,7 +8,7 @@ from typing import Any, AsyncIterator
 from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 
-from kg.core.export_format import dumps
+from kg.core.models.export import dumps
 from kg.http.common import Existing, Mem, namespace_router
 
 scoped = namespace_router()

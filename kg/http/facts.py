@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import HTTPException, Query, Request
 from pydantic import Field
 
-from kg.core.correction_models import CorrectionResult, CorrectionStatus, CorrectionView, CoreRules
-from kg.core.facts_models import FactView, RememberResult
-from kg.core.limits import MAX_CHARS
-from kg.core.requests import CorrectionReport, FactAssertion
+from kg.core.models.corrections import CorrectionResult, CorrectionStatus, CorrectionView, CoreRules
+from kg.core.models.facts import FactView, RememberResult
+from kg.core.models.limits import MAX_CHARS
+from kg.core.models.requests import CorrectionReport, FactAssertion
 from kg.http.common import KeyTrust, trust_of, Existing, Instant, Mem, Namespace, namespace_router, utc
 
 scoped = namespace_router()

@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from fastapi import HTTPException, Query, Request, Response
 
-from kg.core.limits import SessionId
-from kg.core.models import IngestReport
+from kg.core.models.limits import SessionId
+from kg.core.models.turns import IngestReport
 from kg.http.common import Instant, Mem, Namespace, namespace_router, utc
 
 scoped = namespace_router()

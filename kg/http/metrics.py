@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kg.core import telemetry
+from kg.core.telemetry import hooks as telemetry
 from kg.http.asgi import HttpMiddleware, StatusWatch
 
 if TYPE_CHECKING:
-    from kg.core.store import Store
+    from kg.core.store.store import Store
 
 FAST = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 SLOW = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0)

@@ -9,8 +9,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response, Security
 
 from kg import cypher
-from kg.core.embedding_fallback import Embedded, FallbackChain
-from kg.core.neo4j_local import LocalNeo4j
+from kg.core.embedders.fallback import Embedded, FallbackChain
+from kg.core.local_neo4j.server import LocalNeo4j
 from kg.http.common import api_key, error_response, memory_of
 from kg.http.metrics import CONTENT_TYPE, Metrics
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import Query, Request
 
-from kg.core.requests import RelationshipAssertion
+from kg.core.models.requests import RelationshipAssertion
 from kg.http.common import KeyTrust, trust_of, Existing, Instant, Mem, Namespace, namespace_router, utc
-from kg.core.relationship_models import RelateResult, RelationshipView
+from kg.core.models.relationships import RelateResult, RelationshipView
 
 scoped = namespace_router()
 

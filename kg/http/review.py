@@ -7,8 +7,8 @@ from typing import Any
 
 from fastapi import HTTPException, Query, Request
 
-from kg.core.limits import FieldError
-from kg.core.trust_models import ChangeResult, Changes, Explanation
+from kg.core.models.limits import FieldError
+from kg.core.models.trust import ChangeResult, Changes, Explanation
 from kg.http.common import Existing, Instant, Mem, namespace_router, utc
 from kg.http.erase import erased_by
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg.jobs.kinds import KINDS
 from kg.http.common import API_VERSION, Mem, Namespace, memory_of, namespace_router
-from kg.core.job_models import Job, JobStatus
+from kg.core.models.jobs import Job, JobStatus
 from kg.memory import AsyncMemory
 
 public = APIRouter(tags=["service"])

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kg.core import telemetry
+from kg.core.telemetry import hooks as telemetry
 from kg.http.asgi import HttpMiddleware, StatusWatch
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})

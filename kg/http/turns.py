@@ -11,11 +11,11 @@ from pydantic.json_schema import SkipJsonSchema
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
 from kg.http.common import error_response, Existing, Mem, Namespace, memory_of, namespace_router, utc
-from kg.core.limits import MAX_CHARS, SessionId, Timestamp
+from kg.core.models.limits import MAX_CHARS, SessionId, Timestamp
 from kg.memory import AsyncMemory
-from kg.core.models import Message, Session, SessionTurns
-from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
-from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice, Trust
+from kg.core.models.turns import Message, Session, SessionTurns
+from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice, Trust
 
 scoped = namespace_router()
 

@@ -32,7 +32,7 @@ require("agent-framework", "agent_framework")
 
 from agent_framework import ContextProvider, HistoryProvider, Message  # noqa: E402 - after the check naming the extra
 
-from kg.core.models import ROLES, Turn  # noqa: E402
+from kg.core.models.turns import ROLES, Turn  # noqa: E402
 from kg.integrations.conversation import (  # noqa: E402
     Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
 )

@@ -29,8 +29,8 @@ from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemor
 from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from kg.core.models import Message  # noqa: E402
-from kg.core.recall_models import RankedTurn  # noqa: E402
+from kg.core.models.turns import Message  # noqa: E402
+from kg.core.models.recall import RankedTurn  # noqa: E402
 from kg.integrations.conversation import MemoryCalls  # noqa: E402
 
 if TYPE_CHECKING:

@@ -26,10 +26,10 @@ from graphiti_core.driver.neo4j_driver import Neo4jDriver  # noqa: E402 - after 
 from graphiti_core.edges import EntityEdge  # noqa: E402
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode  # noqa: E402
 
-from kg.core.facts_models import entity_id, entity_key, predicate_key
+from kg.core.models.facts import entity_id, entity_key, predicate_key
 from kg.memory import AsyncMemory
-from kg.core.models import ROLES, Message, as_utc
-from kg.core.values import native
+from kg.core.models.turns import ROLES, Message, as_utc
+from kg.core.store.values import native
 
 T = TypeVar("T")
 PAGE = 500

@@ -33,8 +33,8 @@ from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, mes
 from langchain_core.retrievers import BaseRetriever  # noqa: E402
 from pydantic import ConfigDict, Field  # noqa: E402
 
-from kg.core.models import Role, Turn  # noqa: E402
-from kg.core.recall_models import MemoryHit, RankedTurn  # noqa: E402
+from kg.core.models.turns import Role, Turn  # noqa: E402
+from kg.core.models.recall import MemoryHit, RankedTurn  # noqa: E402
 from kg.integrations.conversation import Conversation, Entry, MemoryCalls, readable  # noqa: E402
 
 if TYPE_CHECKING:

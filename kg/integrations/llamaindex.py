@@ -34,8 +34,8 @@ from llama_index.core.memory.memory import BaseMemoryBlock  # noqa: E402
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from kg.core.models import Message, Role  # noqa: E402
-from kg.core.recall_models import MemoryHit, RankedTurn  # noqa: E402
+from kg.core.models.turns import Message, Role  # noqa: E402
+from kg.core.models.recall import MemoryHit, RankedTurn  # noqa: E402
 from kg.integrations.conversation import TICK, MemoryCalls, lines  # noqa: E402
 
 if TYPE_CHECKING:

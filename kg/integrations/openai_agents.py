@@ -23,7 +23,7 @@ require("openai-agents", "agents")
 
 from agents.memory.session_settings import SessionSettings  # noqa: E402 - after the check that names the extra
 
-from kg.core.models import Role, Turn  # noqa: E402
+from kg.core.models.turns import Role, Turn  # noqa: E402
 from kg.integrations.conversation import Conversation, Entry, readable  # noqa: E402
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolCallPart, ToolReturnPart, UserPromptPart,
 )
 
-from kg.core.models import Role, Turn  # noqa: E402
+from kg.core.models.turns import Role, Turn  # noqa: E402
 from kg.integrations.conversation import (  # noqa: E402
     Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
 )

@@ -33,7 +33,7 @@ from strands import tool  # noqa: E402 - after the check that names the extra
 from strands.session.session_manager import SessionManager  # noqa: E402
 from strands.types.content import Message  # noqa: E402
 
-from kg.core.models import Role, Turn  # noqa: E402
+from kg.core.models.turns import Role, Turn  # noqa: E402
 from kg.integrations.conversation import (  # noqa: E402
     Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
 )

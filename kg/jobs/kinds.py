@@ -26,8 +26,8 @@ from kg.ingest.indexing import PlanGone, extract, session_turns
 from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
 from kg.ingest.turn_keys import embed_keys, row_key
 from kg.engine import Engine
-from kg.core.embeddings import embed_async
-from kg.core.store import Store
+from kg.core.embedders.base import embed_async
+from kg.core.store.store import Store
 
 
 Handler = Callable[[Engine, JobRun], Awaitable[dict[str, Any]]]
@@ -58,7 +58,7 @@ def register(kind: JobKind) -> JobKind:
 # -- embed_backfill (target: "turns") ---------------------------------------------------------
 async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
     """Embed the namespace's turns stored without an embedding: those the fallback embedder embedded
-    too (kg.core.embedding_fallback), whose vector is replaced. Each page commits on its own, so an
+    too (kg.core.embedders.fallback), whose vector is replaced. Each page commits on its own, so an
     interrupted run leaves only fewer turns to do; while the primary is down it fails and is retried."""
     done = 0
     while True:

@@ -31,8 +31,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Coroutine
 
-from kg.core import telemetry
-from kg.core.config import Settings
+from kg.core.telemetry import hooks as telemetry
+from kg.core.settings.tree import Settings
 from kg.jobs.worker import wait_or_stop
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ Work = Callable[[Settings, "str | None"], Coroutine[Any, Any, None]]
 
 
 class Relay:
-    """A `kg.core.telemetry` observer in the child: each report goes down the pipe to the parent,
+    """A `kg.core.telemetry.hooks` observer in the child: each report goes down the pipe to the parent,
     which reports it as its own (`receive`). Names of code and numbers only, as every report."""
 
     def __init__(self, conn: Connection) -> None:

@@ -18,10 +18,10 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from pydantic_core import to_jsonable_python
 
-from kg.core.config import JobSettings
-from kg.core.job_models import Job, job_id
-from kg.core.store import Store
-from kg.core.values import native
+from kg.core.settings.tree import JobSettings
+from kg.core.models.jobs import Job, job_id
+from kg.core.store.store import Store
+from kg.core.store.values import native
 
 T = TypeVar("T")
 MAX_ERROR_CHARS = 2000

@@ -35,7 +35,7 @@ from kg.jobs.sweeps import SCHEDULES, idle_reason, run_sweep
 from kg.jobs.worker import Worker
 from kg.jobs.process import WorkerProcess
 from kg.core.heap import bound_heap, calm_collector
-from kg.core.config import Settings
+from kg.core.settings.tree import Settings
 from kg.memory import AsyncMemory
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ async def _traced(settings: Settings, work: Awaitable[None]) -> None:
     """`work` with the job spans traced when `[telemetry] tracing` is on (OpenTelemetry imported only then)."""
     if not settings.telemetry.tracing:
         return await work
-    from kg.core.tracing import Tracing
+    from kg.core.telemetry.tracing import Tracing
 
     with Tracing(settings.telemetry):
         await work

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable
 from kg.engine import Engine
 from kg.jobs.kinds import KINDS
 from kg.jobs.queue import JobQueue
-from kg.core.config import Schedule, ScheduleSettings
+from kg.core.settings.tree import Schedule, ScheduleSettings
 from kg.core.extras import require
 
 

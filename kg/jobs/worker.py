@@ -20,10 +20,10 @@ from typing import Any, Literal, Mapping
 from kg.engine import Engine
 from kg.jobs.kinds import KINDS, JobKind
 from kg.jobs.queue import JobQueue, JobRun, JobSuperseded, LeaseLost, PermanentJobError
-from kg.core.llm_usage import add_usage, metering
-from kg.core.telemetry import job_done, root_span
-from kg.core.config import JobSettings
-from kg.core.job_models import Job, RunReport
+from kg.core.llm.usage import add_usage, metering
+from kg.core.telemetry.hooks import job_done, root_span
+from kg.core.settings.tree import JobSettings
+from kg.core.models.jobs import Job, RunReport
 
 
 log = logging.getLogger(__name__)

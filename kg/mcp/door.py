@@ -17,8 +17,8 @@ from mcp.server.mcpserver import Context  # noqa: E402 - after the check that na
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
 
 from kg.access import LOCAL, OPEN, AccessDenied, Grant, Keyring, key_digest, writer_trust  # noqa: E402
-from kg.core.models import check_namespace  # noqa: E402
-from kg.core.vocabulary import Trust  # noqa: E402
+from kg.core.models.turns import check_namespace  # noqa: E402
+from kg.core.models.vocabulary import Trust  # noqa: E402
 
 if TYPE_CHECKING:
     from fastapi import FastAPI

@@ -12,8 +12,8 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
-from kg.core.limits import FieldError
-from kg.core.telemetry import root_span
+from kg.core.models.limits import FieldError
+from kg.core.telemetry.hooks import root_span
 
 RETRY_AFTER_S = 5  # as HTTP's 503 `Retry-After`
 UNAVAILABLE = f"database_unavailable: the database cannot be reached; retry after {RETRY_AFTER_S} s"
@@ -23,7 +23,7 @@ def reason(exc: BaseException) -> str | None:
     """The text a caller may read for `exc`, or None for a crash (its text stays on the server)."""
     # imported here: `kg mcp` answers `initialize` before the driver is loaded, and any of these
     # errors comes from code that has loaded it by then
-    from kg.core.store import unavailable
+    from kg.core.store.store import unavailable
 
     if unavailable(exc):
         return UNAVAILABLE

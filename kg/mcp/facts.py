@@ -3,19 +3,19 @@ rule, and `forget` (erase a session, a subject or the namespace; see docs/forget
 
 from __future__ import annotations
 
-from kg.core.limits import Timestamp
+from kg.core.models.limits import Timestamp
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from kg.core.correction_models import CorrectionResult, CorrectionType, CorrectionView
-from kg.core.facts_models import FactView
-from kg.core.models import Erasure
+from kg.core.models.corrections import CorrectionResult, CorrectionType, CorrectionView
+from kg.core.models.facts import FactView
+from kg.core.models.turns import Erasure
 
-from kg.core.models import instant
-from kg.core.vocabulary import Trust
+from kg.core.models.turns import instant
+from kg.core.models.vocabulary import Trust
 from kg.mcp.door import Door
 
 

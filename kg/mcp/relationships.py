@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from kg.core.limits import Timestamp
-from kg.core.models import instant
-from kg.core.relationship_models import RelateResult, RelationshipView
-from kg.core.vocabulary import Trust
+from kg.core.models.limits import Timestamp
+from kg.core.models.turns import instant
+from kg.core.models.relationships import RelateResult, RelationshipView
+from kg.core.models.vocabulary import Trust
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory

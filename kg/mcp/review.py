@@ -10,9 +10,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from kg.core.limits import FieldError, Timestamp
-from kg.core.models import instant
-from kg.core.trust_models import ChangeResult, Changes, Explanation
+from kg.core.models.limits import FieldError, Timestamp
+from kg.core.models.turns import instant
+from kg.core.models.trust import ChangeResult, Changes, Explanation
 from kg.mcp.door import Door
 
 

@@ -26,16 +26,16 @@ from starlette.types import Scope as AsgiScope
 
 from kg.mcp import facts, relationships, review, sessions
 from kg.mcp.door import Door, LocalScope, Scope
-from kg.core.models import instant
+from kg.core.models.turns import instant
 from kg.access import AccessDenied, Keyring
-from kg.core.config import Settings
+from kg.core.settings.tree import Settings
 from kg.core.heap import bound_heap, calm_collector
-from kg.core.correction_models import CoreRules
-from kg.core.facts_models import FactView, RememberResult
-from kg.core.limits import QueryText, Timestamp
+from kg.core.models.corrections import CoreRules
+from kg.core.models.facts import FactView, RememberResult
+from kg.core.models.limits import QueryText, Timestamp
 from kg.mcp.errors import ReasonedServer
-from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit
-from kg.core.vocabulary import K, RecipeChoice, Trust
+from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit
+from kg.core.models.vocabulary import K, RecipeChoice, Trust
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -164,7 +164,7 @@ def run_stdio(settings: Settings, namespaces: Sequence[str] = ()) -> None:
     the model loaded in the background, and the first tool call waits only for what is left."""
     tracing: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     if settings.telemetry.tracing:  # OpenTelemetry is imported only then
-        from kg.core.tracing import Tracing
+        from kg.core.telemetry.tracing import Tracing
 
         tracing = Tracing(settings.telemetry)
 

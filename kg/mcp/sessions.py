@@ -10,8 +10,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from kg.batch import BatchResult, validate_items
-from kg.core.models import Session, SessionTurns
-from kg.core.recall_models import Summary
+from kg.core.models.turns import Session, SessionTurns
+from kg.core.models.recall import Summary
 
 from kg.mcp.door import Door
 

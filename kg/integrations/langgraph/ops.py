@@ -19,8 +19,8 @@ from langgraph.store.base import (
     GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result, SearchItem, SearchOp,
 )
 
-from kg.core.store import Store, Tx
-from kg.core.values import native
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
 
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 

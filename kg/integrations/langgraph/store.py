@@ -21,7 +21,7 @@ from collections import deque
 from typing import Any, Generator, Generic, Iterable, TypeVar, Union
 
 from kg.core.extras import require
-from kg.core.models import check_namespace
+from kg.core.models.turns import check_namespace
 
 require("langgraph", "langgraph")
 
@@ -32,7 +32,7 @@ from langgraph.store.base import (  # noqa: E402
 from langgraph.store.base.embed import ensure_embeddings, get_text_at_path  # noqa: E402
 
 from kg.async_memory import AsyncMemory  # noqa: E402
-from kg.core.embeddings import embed_async  # noqa: E402
+from kg.core.embedders.base import embed_async  # noqa: E402
 from kg.integrations.langgraph import ops as store_ops  # noqa: E402
 from kg.jobs.kinds import expire_store_items  # noqa: E402
 from kg.memory import Memory  # noqa: E402

@@ -1,0 +1,35 @@
+"""The words every door shares, defined once: how many results a search may ask for, the retrieval
+recipes' names and the reranker kinds. HTTP, MCP, the CLI, the facade and the settings read them
+from here, so a door cannot drift (field limits are in `kg.core.models.limits`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, get_args
+
+from pydantic import Field
+
+# `k` of every search (turns, sessions, memories, recall), at every door; out of range is refused, never clamped.
+K_MIN, K_MAX = 1, 100
+K_DOC = f"How many results ({K_MIN}..{K_MAX})."
+K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]  # `k` as a door declares it
+
+RecipeName = Literal["flat", "bm25", "hybrid", "hierarchical"]
+RECIPE_NAMES: tuple[str, ...] = get_args(RecipeName)
+# Old names a caller may still pass; the hit names the recipe it resolved to.
+RECIPE_ALIASES: dict[str, RecipeName] = {"vector": "flat", "fulltext": "bm25"}
+RecipeChoice = Literal[RecipeName, "vector", "fulltext"]  # what a door accepts
+
+# Who wrote: `trusted` (the default), `untrusted` (tool output, web pages, other agents' messages).
+# What is extracted from untrusted content never ends, graduates or merges into a trusted statement
+# until confirmed (docs/trust.md).
+Trust = Literal["trusted", "untrusted"]
+TRUST_LEVELS: tuple[str, ...] = get_args(Trust)
+
+RerankerKind = Literal["none", "cross-encoder", "voyage", "llm"]
+RERANKER_KINDS: tuple[str, ...] = get_args(RerankerKind)
+
+
+def check_k(k: int) -> int:
+    if not K_MIN <= k <= K_MAX:
+        raise ValueError(f"k must be {K_MIN}..{K_MAX}, got {k}")
+    return k
