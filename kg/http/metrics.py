@@ -85,7 +85,7 @@ class Metrics:
             self.loop_lag.observe(max(0.0, loop.time() - at - LAG_EVERY_S))
 
     async def scrape(self, store: "Store") -> bytes:
-        rows = await store.read("queries/jobs_depth")
+        rows = await store.read("jobs/depth")
         self.depth.clear()
         for row in rows:
             self.depth.labels(row["kind"], row["status"]).set(row["jobs"])
