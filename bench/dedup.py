@@ -87,7 +87,7 @@ async def preload(memory: AsyncMemory, namespace: str, n: int, resolver: GraphRe
                 "identifiers": [{"kind": k, "value": v} for k, vs in entity.identifiers.items() for v in vs],
                 "name": {"id": name_id(entity.id, m.name), "text": m.name, "embedding": vector} if vector else None,
             })
-        await memory.store.write("queries/entity_bulk_load", rows=rows, model=memory.embedder.name)
+        await memory.store.write("entities/bulk_load", rows=rows, model=memory.embedder.name)
     return time.perf_counter() - start
 
 

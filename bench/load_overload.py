@@ -29,7 +29,7 @@ REFUSED_P99_MS = 100.0
 
 
 async def turn_count(store: Store, namespace: str) -> int:
-    rows = await store.read("queries/namespace_counts", namespace=namespace)
+    rows = await store.read("namespaces/counts", namespace=namespace)
     return int(rows[0]["turns"])
 
 

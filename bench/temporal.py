@@ -5,7 +5,7 @@
 Replays the dev set's events through `Memory.remember` (the event's recorded_at as transaction
 time) into a fresh namespace, with the file's predicate registry, then answers every query through
 `Memory.facts` (as_of, known_at; 2099-01-01 means now). `--scale N` first grows the namespace by
-N synthetic facts about other subjects, written in bulk (`cypher/queries/facts_bulk.cypher`).
+N synthetic facts about other subjects, written in bulk (`cypher/facts/bulk.cypher`).
 Prints accuracy overall and per kind, p50/p95 of the facts() calls, and the Fact node count. The
 namespace is deleted afterwards unless --keep. `bench.temporal_reference` is the same replay on
 the pure core, without a database.
@@ -55,7 +55,7 @@ async def grow(store: Store, namespace: str, n: int, predicates: list[str]) -> N
                          "predicate": predicates[i % per_subject], "object_value": f"value-{i}",
                          "source": "stated", "valid_from": when, "recorded_at": when,
                          "event_id": f"fev_bulk_{uuid.uuid4().hex}", "fact_id": f"fact_bulk_{uuid.uuid4().hex}"})
-        await store.write("queries/facts_bulk", namespace=namespace, rows=rows)
+        await store.write("facts/bulk", namespace=namespace, rows=rows)
 
 
 def _percentile(samples: list[float], q: float) -> float:
@@ -95,7 +95,7 @@ async def run(dataset: dict[str, Any], scale: int, keep: bool) -> dict[str, Any]
                 total[query["kind"]] += 1
                 right[query["kind"]] += ok
                 misses += [] if ok else [query["id"]]
-            [counts] = await memory.store.read("queries/facts_counts", namespace=namespace)
+            [counts] = await memory.store.read("facts/counts", namespace=namespace)
         finally:
             if not keep:
                 await memory.delete_namespace(namespace)

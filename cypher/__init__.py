@@ -1,8 +1,16 @@
-"""Every Cypher statement the product runs, as named `.cypher` files.
+"""Every Cypher statement the product runs, as named `.cypher` files, one folder per domain.
 
-`load("queries/turns_write")` returns the text of `cypher/queries/turns_write.cypher`.
-Migrations are numbered files under `migrations/`, applied in order. The same files can be
-pasted into Neo4j Browser (parameters as `:param name => value`).
+A statement's name is its path under `cypher/` without the suffix: `load("turns/write")` returns
+the text of `cypher/turns/write.cypher`, and the store runs it as `store.write("turns/write", ...)`.
+The domains: turns, sessions, summaries, entities, facts, relationships, events (explain, changes,
+revert), corrections, retrieval, namespaces, erase (and the rewinding that follows it), export,
+import, jobs, store_items (the LangGraph store) and database (health, capabilities, migrations
+applied, embedding spaces, status). `tests/test_cypher_library.py` holds every name the code runs
+to a file and every file to some code.
+Beside them: `migrations/`, numbered files applied in order (`migrations()`); `schema/`, the vector
+indexes; `browser/`, saved queries and the style for Neo4j Browser users (the product never runs
+them; `tests/test_browser_queries.py` does).
+The same files can be pasted into Neo4j Browser (parameters as `:param name => value`).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ def load(name: str) -> str:
 
 @cache
 def variant(name: str, path: str) -> str:
-    """The file a server on statement path `path` (kg.core.capabilities) runs for `name`: on
+    """The file a server on statement path `path` (kg.core.store.capabilities) runs for `name`: on
     "cypher25", `<name>.cypher25` when that file exists (a Cypher 25 form of the statement); else `name`."""
     if path == "cypher25" and _ROOT.joinpath(*f"{name}.cypher25.cypher".split("/")).is_file():
         return f"{name}.cypher25"

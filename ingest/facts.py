@@ -105,7 +105,7 @@ class FactWriter:
             current: list[str] = []
             if new_value:
                 slot = {"namespace": namespace, "subject_key": subject_key, "predicate": predicate}
-                rows = await (tx.run if tx is not None else self.store.read)("queries/fact_slot_current", **slot)
+                rows = await (tx.run if tx is not None else self.store.read)("facts/slot_current", **slot)
                 current = [r["value"] for r in rows]
             decided = await self.resolver.cardinality(namespace, predicate, subject=subject_key, new_value=new_value,
                                                       current_values=current)
@@ -157,14 +157,14 @@ class FactWriter:
 
         ensure = {"namespace": namespace, "subject": subject_node, "predicate": pred}
         if tx is not None:
-            await tx.run("queries/fact_slot_ensure", **ensure)
+            await tx.run("facts/slot_ensure", **ensure)
             return await work(tx)
-        if fact.subject_type != "other":  # may type the entity: not under the lock (see fact_slot_ensure)
-            await self.store.write("queries/fact_slot_ensure", **ensure)
+        if fact.subject_type != "other":  # may type the entity: not under the lock (see facts/slot_ensure)
+            await self.store.write("facts/slot_ensure", **ensure)
         try:
             return await self.store.transaction(work)
         except _NoSlot:
-            await self.store.write("queries/fact_slot_ensure", **ensure)
+            await self.store.write("facts/slot_ensure", **ensure)
             return await self.store.transaction(work)
 
     async def change(self, tx: Tx, namespace: str, subject_key: str, predicate: str, origin: Origin,
@@ -187,7 +187,7 @@ class FactWriter:
         """Lock the slot, plan the event against its records and events, write the plan. `registry`
         None: the cardinality the slot's events were written with (a change event asks nobody)."""
         pred = slot["predicate"]
-        found = await tx.run("queries/fact_slot_lock", **slot)
+        found = await tx.run("facts/slot_lock", **slot)
         if not found:
             raise _NoSlot
         fact_rows, prior_rows = found[0]["facts"], found[0]["events"]
@@ -208,7 +208,7 @@ class FactWriter:
         step = plan(records, event, registry, lambda: f"fact_{uuid.uuid4().hex}", prior_events=prior)
         if step.decision == "noop" and any(e.id == event.id for e in prior):
             return _result(step, event, records)  # a retried transaction that had committed
-        [linked] = await tx.run("queries/fact_event_write", event=row, evidence_turn_ids=turn_ids)
+        [linked] = await tx.run("facts/event_write", event=row, evidence_turn_ids=turn_ids)
         spans, _ = timeline([*prior, event], registry.cardinality(pred))
         has_evidence = linked["linked"] > 0 or any(r.get("evidence_count") for r in prior_rows)
         await _write_plan(tx, step, slot, fact_rows, [*prior_rows, row], records, spans, has_evidence)
@@ -222,23 +222,23 @@ async def _write_plan(
     """Write one plan. Reinforcement comes last: it write-locks kept versions, and a transaction
     that adds relationships to a node it has write-locked deadlocks with readers queued on it."""
     if step.expire:
-        await tx.run("queries/facts_expire", ids=list(step.expire), at=step.transaction_time)
+        await tx.run("facts/expire", ids=list(step.expire), at=step.transaction_time)
     if step.create:
         accessed = _last_access_by_lineage(fact_rows, set(step.expire))
         trust = {span.key: span.opened_by.trust for span in spans}  # a confirmed opener counts as trusted
         facts = [_fact_row(r, slot["namespace"], _opener(r, event_rows), accessed.get(r.lineage_id),
                            trust.get((r.object_value, r.valid_from), "trusted")) for r in step.create]
-        await tx.run("queries/facts_create", **slot, facts=facts)
+        await tx.run("facts/create", **slot, facts=facts)
     links = _supersede_links(step, records, spans)
     if links:
-        await tx.run("queries/facts_supersede", links=links)
+        await tx.run("facts/supersede", links=links)
     touched = [r.id for r in step.create] + [c.record_id for c in step.reinforce]
     if has_evidence and touched:
-        await tx.run("queries/facts_evidence", **slot, fact_ids=touched)
+        await tx.run("facts/evidence", **slot, fact_ids=touched)
     if step.reinforce:
         changes = [{"id": c.record_id, "count": c.count, "last_reinforced_at": c.last_reinforced_at}
                    for c in step.reinforce]
-        await tx.run("queries/facts_reinforce", changes=changes)
+        await tx.run("facts/reinforce", changes=changes)
 
 
 def _transaction_time(explicit: datetime | None, records: list[FactRecord], prior: list[FactEvent]) -> datetime:

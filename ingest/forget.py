@@ -82,16 +82,16 @@ class Forgetting:
         done = Erased()
         params = dict(namespace=namespace, session_id=session_id, turn_ids=list(turn_ids), whole_session=whole_session)
         slots: list[Mapping[str, str]] = []
-        for row in await tx.run("queries/forget_facts", **params):
+        for row in await tx.run("erase/forget_facts", **params):
             done.counts[row["label"]] += row["erased"]
             done.touched |= ids_in(row["ends"])
             slots += [s for s in row["slots"] if s]
         await self.rewind_facts(tx, namespace, erasure_id, scope, slots, done)
-        [row] = await tx.run("queries/forget_relationships", **params)
+        [row] = await tx.run("erase/forget_relationships", **params)
         done.counts.update({"RelationEvent": row["events"], "RELATES_TO": row["erased"]})
         done.touched |= ids_in(row["ends"])
         await self.rewind_relationships(tx, namespace, erasure_id, scope, row["slots"], done)
-        [row] = await tx.run("queries/forget_corrections", **params)
+        [row] = await tx.run("erase/forget_corrections", **params)
         done.counts.update({"Correction": row["erased"], "CorrectionCluster": row["clusters"]})
         done.restored["Correction"] += len(row["restored"])
         await regraduate(tx, namespace, [*row["kept"], *row["restored"]], self.settings.memory.corrections)
@@ -103,7 +103,7 @@ class Forgetting:
         unique = list({(s["subject_key"], s["predicate"]): s for s in slots}.values())
         if not unique:
             return
-        [row] = await tx.run("queries/forget_fact_values", namespace=namespace, slots=unique)
+        [row] = await tx.run("erase/forget_fact_values", namespace=namespace, slots=unique)
         done.counts["Fact"] += row["facts"]
         for slot in row["slots"]:
             key, predicate = slot["subject_key"], slot["predicate"]

@@ -117,7 +117,7 @@ class SessionIndexer:
         cfg = self.settings
         idle_before = datetime.now(timezone.utc) - timedelta(minutes=cfg.session.idle_minutes)
         rows = await self.store.read(
-            "queries/sessions_pending_index", namespace=namespace, idle_before=idle_before,
+            "sessions/pending_index", namespace=namespace, idle_before=idle_before,
             version=self.provenance().version, max_failures=cfg.memory.indexing.max_failures,
             limit=limit if limit is not None else 1_000_000)
         report = IndexReport()
@@ -129,7 +129,7 @@ class SessionIndexer:
                       provenance: Provenance) -> SessionIndexReport:
         error = str(failed)  # the reason is redacted by the extractor; this adds backend, model, attempts
         rows = await self.store.write(
-            "queries/session_extraction_failed", namespace=report.namespace, session_id=report.session_id,
+            "sessions/extraction_failed", namespace=report.namespace, session_id=report.session_id,
             error=error, requests=failed.attempts, now=datetime.now(timezone.utc), version=provenance.version)
         await self._cost(report, calls)
         report.status, report.error = "extraction_failed", error
@@ -145,7 +145,7 @@ class SessionIndexer:
         report.input_tokens = sum(c["input_tokens"] for c in calls) + unmetered.input_tokens
         report.output_tokens = sum(c["output_tokens"] for c in calls) + unmetered.output_tokens
         if report.llm_calls:
-            await self.store.write("queries/session_add_llm_usage", namespace=report.namespace,
+            await self.store.write("sessions/add_llm_usage", namespace=report.namespace,
                                    session_id=report.session_id, llm_calls=report.llm_calls,
                                    input_tokens=report.input_tokens, output_tokens=report.output_tokens)
 
@@ -162,7 +162,7 @@ def _counts(report: SessionIndexReport, written: Written) -> SessionIndexReport:
 
 async def session_turns(store: Store, namespace: str, session_id: str) -> dict[str, ChunkTurn]:
     """A session's turns by id, as extraction reads them; `PlanGone` when it has none."""
-    rows = await store.read("queries/session_turns", namespace=namespace, session_id=session_id)
+    rows = await store.read("sessions/turns", namespace=namespace, session_id=session_id)
     if not rows:
         raise PlanGone(f"session {session_id!r} of namespace {namespace!r} has no turns")
     return {

@@ -24,7 +24,7 @@ Kind = Literal["fact", "relationship"]
 
 @dataclass(frozen=True)
 class Asserted:
-    """One assert event a session's extraction wrote, as `session_statements` reads it back."""
+    """One assert event a session's extraction wrote, as `sessions/statements` reads it back."""
 
     kind: Kind
     event: Mapping[str, Any]

@@ -33,7 +33,7 @@ def _text(row: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class EmbeddedKind:
-    name: str  # the key in queries/embedded_counts
+    name: str  # the key in database/embedded_counts
     page: str  # returns id, text (and what `key` needs) in id order after $after ($namespace, $missing)
     store: str  # writes $rows of {id, embedding, text: the key embedded} with $model
     prop: str  # the vector property it writes
@@ -43,12 +43,12 @@ class EmbeddedKind:
 EMBEDDED = (
     # a turn's key is rebuilt from its speaker, text and attachments, so keys written under an older
     # rule (or none: text alone) are replaced along with their vectors
-    EmbeddedKind("turns", "queries/turns_for_reembed", "queries/turns_set_embedding", "embedding", row_key),
-    EmbeddedKind("turn_contexts", "queries/turn_contexts_for_reembed", "queries/turn_contexts_set_embedding",
+    EmbeddedKind("turns", "turns/for_reembed", "turns/set_embedding", "embedding", row_key),
+    EmbeddedKind("turn_contexts", "turns/contexts_for_reembed", "turns/contexts_set_embedding",
                  "context_embedding"),
-    EmbeddedKind("summaries", "queries/summaries_for_reembed", "queries/summaries_set_embedding", "embedding"),
-    EmbeddedKind("corrections", "queries/corrections_for_reembed", "queries/corrections_set_embedding", "embedding"),
-    EmbeddedKind("entity_names", "queries/entity_names_for_reembed", "queries/entity_names_set_embedding",
+    EmbeddedKind("summaries", "summaries/for_reembed", "summaries/set_embedding", "embedding"),
+    EmbeddedKind("corrections", "corrections/for_reembed", "corrections/set_embedding", "embedding"),
+    EmbeddedKind("entity_names", "entities/names_for_reembed", "entities/names_set_embedding",
                  "embedding"),
 )
 
@@ -95,7 +95,7 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
     store = await Store.connect(settings)
     try:
         await store.migrate_structure()
-        counts = (await store.read("queries/embedded_counts"))[0]
+        counts = (await store.read("database/embedded_counts"))[0]
         total = sum(counts[kind.name] for kind in EMBEDDED)
         await store.drop_vector_indexes()
         per_kind: dict[str, int] = {}
@@ -122,13 +122,13 @@ async def reembed_fallback(settings: Settings) -> int:
     try:
         await store.migrate_structure()
         await store.check_embedding_space(embedder.name, embedder.dim)
-        model = (await store.read("queries/fallback_space_get"))[0]["model"]
+        model = (await store.read("database/fallback_space_get"))[0]["model"]
         after, done = "", 0
-        while model is not None and (page := await store.read("queries/turns_fallback_for_reembed", model=model,
+        while model is not None and (page := await store.read("turns/fallback_for_reembed", model=model,
                                                                 after=after, limit=PAGE)):
             after = page[-1]["id"]
             keys = [(r["id"], row_key(r)) for r in page]
-            await store.write("queries/turns_set_embedding", model=embedder.name,
+            await store.write("turns/set_embedding", model=embedder.name,
                               rows=await _turn_rows(embedder, keys, settings))
             done += len(page)
         return done
@@ -137,7 +137,7 @@ async def reembed_fallback(settings: Settings) -> int:
 
 
 async def _turn_rows(embedder: Embedder, keys: list[tuple[str, str]], settings: Settings) -> list[dict[str, Any]]:
-    """`turns_set_embedding` rows: each turn's key embedded in parts (`kg.ingest.turn_keys.embed_keys`)."""
+    """`turns/set_embedding` rows: each turn's key embedded in parts (`kg.ingest.turn_keys.embed_keys`)."""
     keyed = await embed_keys(embedder, [key for _, key in keys], settings.ingest,
                              lambda texts: embed_async(embedder, texts))
     return [{"id": i, "embedding": kv.vector, "passages": kv.passages, "text": key}

@@ -104,13 +104,13 @@ class RelationshipWriter:
 
         ensure = {"namespace": namespace, "subject": dict(subject), "object": dict(object), "relation": rel}
         if tx is not None:
-            await tx.run("queries/relation_slot_ensure", **ensure)
+            await tx.run("relationships/slot_ensure", **ensure)
             return await work(tx)
-        await self.store.write("queries/relation_slot_ensure", **ensure)
+        await self.store.write("relationships/slot_ensure", **ensure)
         try:
             return await self.store.transaction(work)
         except _NoSlot:  # the namespace was deleted in between
-            await self.store.write("queries/relation_slot_ensure", **ensure)
+            await self.store.write("relationships/slot_ensure", **ensure)
             return await self.store.transaction(work)
 
     async def change(self, tx: Tx, namespace: str, subject_id: str, relation: str, origin: Origin,
@@ -129,7 +129,7 @@ class RelationshipWriter:
 
     async def _write_event(self, tx: Tx, slot: dict[str, str], event_row: dict[str, Any],
                            explicit_recorded: datetime | None, explicit_valid: datetime | None) -> RelateResult:
-        found = await tx.run("queries/relation_slot_lock", **slot)
+        found = await tx.run("relationships/slot_lock", **slot)
         if not found:
             raise _NoSlot
         edge_rows, prior_rows = found[0]["edges"], found[0]["events"]
@@ -143,7 +143,7 @@ class RelationshipWriter:
         step = plan_edge(records, event, self.types, lambda: f"rel_{uuid.uuid4().hex}", prior_events=prior)
         if step.decision == "noop" and any(e.id == event.id for e in prior):
             return _result(step, event, records)  # redelivered, or a retried transaction that committed
-        await tx.run("queries/relation_event_write", event=row)
+        await tx.run("relationships/event_write", event=row)
         spans, _ = timeline([*prior, event], self.types.cardinality(slot["relation"]))
         await _write_plan(tx, step, slot, slot["namespace"], [*prior_rows, row], spans, {r.id: r for r in records})
         return _result(step, event, records)
@@ -165,7 +165,7 @@ async def _write_plan(tx: Tx, step: EdgePlan, slot: dict[str, str], namespace: s
                       event_rows: list[Mapping[str, Any]], spans: list[Span], records: dict[str, EdgeRecord]) -> None:
     by_key = {(s.object_value, s.valid_from): s for s in spans}
     if step.expire:
-        await tx.run("queries/relationships_expire", ids=list(step.expire), at=step.transaction_time)
+        await tx.run("relationships/expire", ids=list(step.expire), at=step.transaction_time)
     if step.create:
         edges = []
         for r in step.create:
@@ -181,14 +181,14 @@ async def _write_plan(tx: Tx, step: EdgePlan, slot: dict[str, str], namespace: s
                 "trust": None if span.opened_by.trust == "trusted" else span.opened_by.trust,
                 **_provenance(inside),
             }})
-        await tx.run("queries/relationships_create", **slot, edges=edges)
+        await tx.run("relationships/create", **slot, edges=edges)
     if step.reinforce:
         changes = []
         for c in step.reinforce:
             kept = records[c.record_id]
             extra = _provenance(_inside(by_key[(kept.object_value, kept.valid_from)], event_rows))
             changes.append({"id": c.record_id, "count": c.count, "last_reinforced_at": c.last_reinforced_at, **extra})
-        await tx.run("queries/relationships_reinforce", changes=changes)
+        await tx.run("relationships/reinforce", changes=changes)
 
 
 def _result(step: EdgePlan, event: EdgeEvent, records: list[EdgeRecord]) -> RelateResult:

@@ -110,7 +110,7 @@ class SessionGraphWriter:
     ) -> Written:
         done = Written()
         stamp = provenance.stamp()
-        rows = await tx.run("queries/session_index_lock", namespace=namespace, session_id=session_id)
+        rows = await tx.run("sessions/index_lock", namespace=namespace, session_id=session_id)
         session = rows[0] if rows else None
         if session is None:
             raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
@@ -129,7 +129,7 @@ class SessionGraphWriter:
             entity_of[i] = r.entity_id
             done.entities_created += r.created
             done.entities_merged += not r.created
-        brief = {r["id"]: r for r in await tx.run("queries/entities_brief", ids=sorted(set(entity_of.values())))}
+        brief = {r["id"]: r for r in await tx.run("entities/brief", ids=sorted(set(entity_of.values())))}
         names = _names(result.entities, entity_of, brief)
         held = await _hold_merges(tx, namespace, session_id, result.entities, turns, todo, resolutions, brief)
 
@@ -140,13 +140,13 @@ class SessionGraphWriter:
                  "attributes": json.dumps(mentions[i].attributes, ensure_ascii=False, sort_keys=True)}
                 for i, e in enumerate(result.entities) for t in e.evidence_turn_ids if t in turns]
         if rows:
-            [linked] = await tx.run("queries/mentions_write", namespace=namespace, session_id=session_id,
+            [linked] = await tx.run("entities/mentions_write", namespace=namespace, session_id=session_id,
                                     rows=rows, stamp=stamp)
             done.mentions = linked["linked"]
         if held:  # what the untrusted mentions taught trusted entities is taken back until confirmed
             await rebuild(tx, namespace, {entity_of[i] for i in held}, self.resolver.settings)
         prior = [Asserted.from_row(r) for r in await tx.run(
-            "queries/session_statements", namespace=namespace, session_id=session_id)]
+            "sessions/statements", namespace=namespace, session_id=session_id)]
         statements = _statements(namespace, session_id, result, names)
         ids = event_ids(statements.values(), prior)
         done.facts, done.relationships = await self._write_statements(
@@ -167,10 +167,10 @@ class SessionGraphWriter:
         decisions = [{"id": "dec_" + _digest(namespace, session_id, normalize(d.text)), "text": d.text,
                       "evidence": [t for t in d.evidence_turn_ids if t in turns]} for d in result.decisions]
         if decisions:
-            [wrote] = await tx.run("queries/decisions_write", namespace=namespace, session_id=session_id,
+            [wrote] = await tx.run("sessions/decisions_write", namespace=namespace, session_id=session_id,
                                    rows=decisions, stamp=stamp, now=provenance.extracted_at)
             done.decisions = wrote["created"]
-        await tx.run("queries/session_indexed", namespace=namespace, session_id=session_id, stamp=stamp,
+        await tx.run("sessions/indexed", namespace=namespace, session_id=session_id, stamp=stamp,
                      now=provenance.extracted_at, version=provenance.version, message_count=session["message_count"])
         return done
 
@@ -253,7 +253,7 @@ async def _hold_merges(tx: Tx, namespace: str, session_id: str, entities: Sequen
         elif not untrusted and stored is not None:
             marks.append({"id": r.entity_id, "trust": None})
     if marks:
-        await tx.run("queries/entities_trust", rows=marks)
+        await tx.run("entities/trust", rows=marks)
     return held
 
 

@@ -31,7 +31,7 @@ class LastTurn:
     ts: datetime
 
 
-AUTO_SESSION = re.compile(r"s-[0-9]{8}T[0-9]{6}(\.[0-9]{3})?Z")  # also in queries/sessions_auto_near
+AUTO_SESSION = re.compile(r"s-[0-9]{8}T[0-9]{6}(\.[0-9]{3})?Z")  # also in sessions/auto_near
 
 
 def auto_session_id(ts: datetime) -> str:

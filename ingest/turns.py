@@ -46,7 +46,7 @@ class VectorSink(Protocol):
 
 
 def revisions(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Revision]:
-    """The rows of `queries/sessions_vector_revisions` by (namespace, session id)."""
+    """The rows of `sessions/vector_revisions` by (namespace, session id)."""
     return {(r["namespace"], r["id"]): (int(r["revision"]), r["changed"]) for r in rows}
 
 
@@ -136,7 +136,7 @@ class TurnWriter:
         probes = self.assigner.needs_probe(messages)
         if probes:
             rows = await self.store.read(
-                "queries/turns_last_before", probes=[{"namespace": ns, "ts": ts} for ns, ts in probes.items()]
+                "turns/last_before", probes=[{"namespace": ns, "ts": ts} for ns, ts in probes.items()]
             )
             found = {r["namespace"]: LastTurn(r["session_id"], native(r["ts"])) for r in rows}
             for namespace in probes:
@@ -156,7 +156,7 @@ class TurnWriter:
                 for p in batch if p.message.session_id is None]
         if not auto:
             return {}
-        rows = await run("queries/turns_same_content", turns=auto)
+        rows = await run("turns/same_content", turns=auto)
         self.stored_as.update((r["key"], r["id"]) for r in rows)
         return {r["key"]: r["session_id"] for r in rows}
 
@@ -171,7 +171,7 @@ class TurnWriter:
         opened = {ns: p for ns, p in firsts.items() if p.session_id == auto_session_id(p.message.ts)}
         if not opened:
             return
-        rows = await tx.run("queries/turns_last_before",
+        rows = await tx.run("turns/last_before",
                             probes=[{"namespace": ns, "ts": p.message.ts} for ns, p in opened.items()])
         for row in rows:
             first = opened[row["namespace"]]
@@ -199,7 +199,7 @@ class TurnWriter:
                 by_namespace.setdefault(p.message.namespace, []).append(p)
         for namespace, turns in sorted(by_namespace.items()):
             times = [p.message.ts for p in turns]
-            rows = await tx.run("queries/sessions_auto_near", namespace=namespace, lo=min(times) - gap,
+            rows = await tx.run("sessions/auto_near", namespace=namespace, lo=min(times) - gap,
                                 hi=max(times) + gap)
             stored = [(r["id"], native(r["started_at"]), native(r["ended_at"])) for r in rows]
             for run in runs(stored, times, gap):
@@ -207,8 +207,8 @@ class TurnWriter:
                     if run.start <= p.message.ts <= run.end:
                         p.session_id = run.target
                 if run.stored and run.stored != [run.target]:
-                    await tx.run("queries/sessions_merge", namespace=namespace, target=run.target, sources=run.stored)
-                    await tx.run("queries/session_renumber", namespace=namespace, sessions=[run.target])
+                    await tx.run("sessions/merge", namespace=namespace, target=run.target, sources=run.stored)
+                    await tx.run("sessions/renumber", namespace=namespace, sessions=[run.target])
                     merged.add((namespace, run.target))
                 last = self.assigner.last.get(namespace)
                 if last is not None and (last.session_id in run.stored or run.start <= last.ts <= run.end):
@@ -217,7 +217,7 @@ class TurnWriter:
 
     async def _embed(self, batch: list[PreparedTurn]) -> tuple[set[str], int]:
         """Embeds the turns not stored yet; returns the ids already stored and the truncation count."""
-        rows = await self.store.read("queries/turns_existing", ids=[p.id for p in batch])
+        rows = await self.store.read("turns/existing", ids=[p.id for p in batch])
         existing = {r["id"] for r in rows}
         todo = [p for p in batch if p.id not in existing]
         if not todo:
@@ -256,7 +256,7 @@ class TurnWriter:
             heard.clear()  # a retried transaction starts again
             written_meanwhile: set[str] = set()
             if auto_namespaces:  # queue behind concurrent writers of the same messages, then look again
-                await tx.run("queries/turns_lock", namespaces=auto_namespaces)
+                await tx.run("turns/lock", namespaces=auto_namespaces)
                 written_meanwhile = set(await self._same_content(tx.run, new))
             todo = [p for p in new if p.id not in written_meanwhile]
             merged: set[tuple[str, str]] = set()
@@ -264,9 +264,9 @@ class TurnWriter:
                 await self._continue_sessions(tx, todo)
                 merged = await self._resegment(tx, todo)
             state = {(r["namespace"], r["id"]): r
-                     for r in await tx.run("queries/sessions_lock", sessions=_spans(todo))} if todo else {}
+                     for r in await tx.run("sessions/lock", sessions=_spans(todo))} if todo else {}
             still_new = written_meanwhile | {
-                r["id"] for r in await tx.run("queries/turns_existing", ids=[p.id for p in todo])}
+                r["id"] for r in await tx.run("turns/existing", ids=[p.id for p in todo])}
             rows: list[dict[str, Any]] = []
             tails: dict[tuple[str, str], tuple[int, str]] = {}
             reorder: set[tuple[str, str]] = set()
@@ -290,18 +290,18 @@ class TurnWriter:
                     reorder.add(key)
             if not rows:
                 return 0
-            await tx.run("queries/turns_write", turns=rows)
-            await tx.run("queries/sessions_refresh", sessions=[
+            await tx.run("turns/write", turns=rows)
+            await tx.run("sessions/refresh", sessions=[
                 {"namespace": k[0], "id": k[1], "message_count": c, "last_turn_id": last}
                 for k, (c, last) in tails.items()
             ])
             for namespace in sorted({ns for ns, _ in reorder}):
-                await tx.run("queries/session_renumber", namespace=namespace,
+                await tx.run("sessions/renumber", namespace=namespace,
                              sessions=sorted(id for ns, id in reorder if ns == namespace))
             if self.sink is not None:
                 # sessions renumbered or merged into are left to the cache's next reload
                 told = [k for k in tails if k not in reorder and k not in merged]
-                now_at = revisions(await tx.run("queries/sessions_vector_revisions", sessions=[list(k) for k in told]))
+                now_at = revisions(await tx.run("sessions/vector_revisions", sessions=[list(k) for k in told]))
                 for key in told:
                     vectors = [[r["id"], r["session_id"], r["idx"], r["speaker"], epoch_us(r["ts"]), False,
                                 r["embedding"], None, r["passages"], r["role"]]

@@ -83,7 +83,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
         writer = self._turn_writer()
         await writer.write([message])
         turn_id = writer.stored_as.get(writer.ids.last_id or "", writer.ids.last_id)  # stored before: that turn
-        rows = await self.store.read("queries/turn_get", namespace=namespace, id=turn_id)
+        rows = await self.store.read("turns/get", namespace=namespace, id=turn_id)
         return Turn.model_validate(native_props(rows[0]["turn"]))
 
     async def add_turns(
@@ -178,7 +178,7 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
     async def summaries(self, namespace: str, session_id: str, include_expired: bool = False) -> list[Summary]:
         """The current summaries of a session (session, windows, rollups); with `include_expired`
         also the versions they replaced."""
-        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+        rows = await self.store.read("summaries/of_session", namespace=namespace, session_id=session_id,
                                      include_expired=include_expired)
         return [summary_from_props(r["summary"]) for r in rows]
 
@@ -257,4 +257,4 @@ class AsyncMemory(RulesFacade, RelationshipsFacade, WorkFacade, EraseFacade, Exp
     async def delete_namespace(self, namespace: str) -> None:
         """Remove every node of a namespace, erasure records included, with no record of it (tests and
         benchmarks; irreversible). To forget a namespace, use `erase_namespace`."""
-        await self.store.autocommit("queries/namespace_delete", namespace=namespace)
+        await self.store.autocommit("namespaces/delete", namespace=namespace)

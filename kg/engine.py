@@ -161,7 +161,7 @@ class Engine:
 
     @property
     def fallback_embedder(self) -> Embedder | None:
-        """What writes and queries fall back to when the primary embedder fails (kg.core.embedding_fallback)."""
+        """What writes and queries fall back to when the primary embedder fails (kg.core.embedders.fallback)."""
         self.store  # noqa: B018 - raises when not open
         return self._fallback
 
@@ -216,15 +216,15 @@ class Engine:
 
     # -- reads every door needs ---------------------------------------------------------------------
     async def session(self, namespace: str, session_id: str) -> Session | None:
-        rows = await self.store.read("queries/session_get", namespace=namespace, session_id=session_id)
+        rows = await self.store.read("sessions/get", namespace=namespace, session_id=session_id)
         return Session.model_validate(native_props(rows[0]["session"])) if rows else None
 
     async def sessions(self, namespace: str, limit: int = 100) -> list[Session]:
-        rows = await self.store.read("queries/sessions_list", namespace=namespace, limit=limit)
+        rows = await self.store.read("sessions/list", namespace=namespace, limit=limit)
         return [Session.model_validate(native_props(r["session"])) for r in rows]
 
     async def turns(self, namespace: str, session_id: str) -> list[Turn]:
-        rows = await self.store.read("queries/session_turns", namespace=namespace, session_id=session_id)
+        rows = await self.store.read("sessions/turns", namespace=namespace, session_id=session_id)
         return [Turn.model_validate(native_props(r["turn"])) for r in rows]
 
 

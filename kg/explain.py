@@ -97,7 +97,7 @@ def confidence_parts(fact: Mapping[str, Any], ended: bool, at: datetime, setting
 
 
 def explanation(namespace: str, row: Mapping[str, Any], at: datetime, settings: Settings) -> Explanation:
-    """The version of `row` (a `statement_chain` row) and the chain of events that made it what it is."""
+    """The version of `row` (an `events/statement_chain` row) and the chain of events that made it what it is."""
     kind, value, predicate = row["kind"], row["value"], row["predicate"]
     fact = native_props(row["statement"])
     events, spans, effects = replay(kind, predicate, row["events"], settings)
@@ -134,7 +134,7 @@ def explanation(namespace: str, row: Mapping[str, Any], at: datetime, settings: 
 
 def changes_of(rows: Sequence[Mapping[str, Any]], since: datetime, settings: Settings
                ) -> tuple[list[StatementEvent], list[CorrectionChange], list[HeldMerge]]:
-    """From `changes_since` rows: the events since `since` that ended, held or restored a statement
+    """From `events/changes_since` rows: the events since `since` that ended, held or restored a statement
     (withdrawals, rewinds, reverts, confirmations), newest first, the corrections invalidated and
     the entity merges held."""
     found: list[StatementEvent] = []

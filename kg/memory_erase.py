@@ -43,7 +43,7 @@ def _erasure(row: Mapping[str, Any]) -> Erasure:
 async def _orphans(tx: Tx, entity_ids: set[str], counts: Counter[str]) -> None:
     if not entity_ids:
         return
-    [row] = await tx.run("queries/erase_orphans", entity_ids=sorted(entity_ids))
+    [row] = await tx.run("erase/orphans", entity_ids=sorted(entity_ids))
     counts.update({"FactSlot": row["slots"], "RelationSlot": row["relation_slots"], "Entity": row["entities"],
                    "EntityName": row["names"], "NameKey": row["name_keys"], "Identifier": row["identifiers"]})
 
@@ -52,7 +52,7 @@ async def _record(tx: Tx, erasure_id: str, namespace: str, scope: EraseScope, ta
                   done: Erased) -> Erasure:
     counts = {k: v for k, v in sorted(done.counts.items()) if v}
     restored = {k: v for k, v in sorted(done.restored.items()) if v}
-    [row] = await tx.run("queries/erasure_record", id=erasure_id, namespace=namespace, scope=scope,
+    [row] = await tx.run("erase/record", id=erasure_id, namespace=namespace, scope=scope,
                          target_hash=target_hash(namespace, scope, target), by=by, counts=json.dumps(counts),
                          restored=json.dumps(restored))
     return _erasure(row["erasure"])
@@ -77,12 +77,12 @@ class EraseFacade(Engine):
         forgetting = Forgetting(self.store, self.settings)
 
         async def work(tx: Tx) -> Erasure:
-            found = await tx.run("queries/erase_session_find", namespace=namespace, session_id=session_id)
+            found = await tx.run("erase/session_find", namespace=namespace, session_id=session_id)
             if not found:
                 raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
             turn_ids, mentioned = found[0]["turn_ids"], set(found[0]["mentioned"])
             done = await forgetting.evidence(tx, namespace, erasure_id, "session", turn_ids, session_id, True)
-            [row] = await tx.run("queries/erase_session_nodes", namespace=namespace, session_id=session_id)
+            [row] = await tx.run("erase/session_nodes", namespace=namespace, session_id=session_id)
             done.counts.update({"Summary": row["summaries"], "Decision": row["decisions"], "Job": row["jobs"],
                                 "Turn": row["turns"], "Session": 1})
             await _orphans(tx, done.touched | mentioned, done.counts)
@@ -103,21 +103,21 @@ class EraseFacade(Engine):
         resummarize: tuple[str, bool] | None = None
 
         async def work(tx: Tx) -> tuple[Erasure, tuple[str, bool] | None]:
-            found = await tx.run("queries/erase_turn_find", namespace=namespace, turn_id=turn_id)
+            found = await tx.run("erase/turn_find", namespace=namespace, turn_id=turn_id)
             if not found:
                 raise KeyError(f"no turn {turn_id!r} in namespace {namespace!r}")
             session_id, mentioned = found[0]["session_id"], set(found[0]["mentioned"])
             only = found[0]["turns"] <= 1
             done = await forgetting.evidence(tx, namespace, erasure_id, "turn", [turn_id], session_id, only)
             if only:
-                [row] = await tx.run("queries/erase_session_nodes", namespace=namespace, session_id=session_id)
+                [row] = await tx.run("erase/session_nodes", namespace=namespace, session_id=session_id)
                 done.counts.update({"Summary": row["summaries"], "Decision": row["decisions"], "Job": row["jobs"],
                                     "Session": 1})
             else:
-                [row] = await tx.run("queries/erase_turn_nodes", namespace=namespace, session_id=session_id,
+                [row] = await tx.run("erase/turn_nodes", namespace=namespace, session_id=session_id,
                                      turn_id=turn_id)
                 done.counts.update({"Summary": row["summaries"], "Job": row["jobs"]})
-                await tx.run("queries/session_renumber", namespace=namespace, sessions=[session_id])
+                await tx.run("sessions/renumber", namespace=namespace, sessions=[session_id])
             done.counts["Turn"] += 1
             await _orphans(tx, done.touched | mentioned, done.counts)
             await forgetting.entities(tx, namespace, mentioned, done)
@@ -146,8 +146,8 @@ class EraseFacade(Engine):
         forgetting = Forgetting(self.store, self.settings)
 
         async def work(tx: Tx) -> Erasure:
-            [rel] = await tx.run("queries/erase_subject_relations", namespace=namespace, key=key)
-            [row] = await tx.run("queries/erase_subject", namespace=namespace, key=key)
+            [rel] = await tx.run("erase/subject_relations", namespace=namespace, key=key)
+            [row] = await tx.run("erase/subject", namespace=namespace, key=key)
             if not row["subjects"]:
                 raise KeyError(f"no subject {subject!r} in namespace {namespace!r}")
             done = Erased()
@@ -165,11 +165,11 @@ class EraseFacade(Engine):
         """Delete everything of a namespace except its erasure records (in batches), then record
         this erase. KeyError: the namespace holds nothing."""
         check_namespace(namespace)
-        rows = await self.store.read("queries/erase_namespace_counts", namespace=namespace)
+        rows = await self.store.read("erase/namespace_counts", namespace=namespace)
         if not rows:
             raise KeyError(f"namespace {namespace!r} holds no data")
         done = Erased(counts=Counter({r["label"]: r["nodes"] for r in rows}))
-        await self.store.autocommit("queries/erase_namespace", namespace=namespace)
+        await self.store.autocommit("erase/namespace", namespace=namespace)
 
         async def work(tx: Tx) -> Erasure:
             return await _record(tx, _new_id(), namespace, "namespace", namespace, by, done)
@@ -178,5 +178,5 @@ class EraseFacade(Engine):
 
     async def erasures(self, namespace: str, limit: int = 100) -> list[Erasure]:
         """The namespace's erasure records, newest first."""
-        rows = await self.store.read("queries/erasures_list", namespace=namespace, limit=limit)
+        rows = await self.store.read("erase/list", namespace=namespace, limit=limit)
         return [_erasure(r["erasure"]) for r in rows]

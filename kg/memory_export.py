@@ -28,13 +28,13 @@ class ExportFacade(Engine):
         check_namespace(namespace)
         only: list[str] | None = None
         if subject is not None:
-            rows = await self.store.read("queries/export_subject_scope", namespace=namespace, key=entity_key(subject))
+            rows = await self.store.read("export/subject_scope", namespace=namespace, key=entity_key(subject))
             if not rows:
                 raise KeyError(f"no subject {subject!r} in namespace {namespace!r}")
             only = [r["ref"] for r in rows]
         yield fmt.header(namespace, subject, vectors, datetime.now(timezone.utc))
         counts = {"node": 0, "edge": 0}
-        for kind, statement in (("node", "queries/export_nodes"), ("edge", "queries/export_edges")):
+        for kind, statement in (("node", "export/nodes"), ("edge", "export/edges")):
             after = ""
             while True:
                 page = await self.store.read(statement, namespace=namespace, after=after, only=only,
@@ -68,7 +68,7 @@ class ExportFacade(Engine):
                 props = {k: v for k, v in props.items() if not fmt.is_vector(k)}
                 rows.append({"ref": n["ref"], "labels": n["labels"], "props": props, "vectors": vectors,
                              "keys": fmt.identity(n["labels"], props)})
-            for row in await self.store.write("queries/import_nodes", namespace=namespace, rows=rows):
+            for row in await self.store.write("import/nodes", namespace=namespace, rows=rows):
                 refs[row["ref"]] = row["node"]
                 report.nodes_created += int(row["created"])
         for start in range(0, len(edges), BATCH):
@@ -79,7 +79,7 @@ class ExportFacade(Engine):
                     props["namespace"] = namespace
                 rows.append({"type": e["type"], "start": refs[e["start"]], "end": refs[e["end"]], "props": props,
                              "keys": ["id"] if "id" in props else sorted(props)})
-            [row] = await self.store.write("queries/import_edges", rows=rows)
+            [row] = await self.store.write("import/edges", rows=rows)
             report.edges_created += row["created"] or 0
         # what searches read that the file did not carry (exported without vectors, or from another
         # embedder) is embedded again by the code that embeds it everywhere else (kg.ingest.reembed)

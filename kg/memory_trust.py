@@ -38,7 +38,7 @@ class TrustFacade(Engine):
         subject+predicate that made it so, each with its source, time, trust, what it does now and
         the turns it quotes. KeyError: no such fact or relationship."""
         check_namespace(namespace)
-        rows = await self.store.read("queries/statement_chain", namespace=namespace, id=id)
+        rows = await self.store.read("events/statement_chain", namespace=namespace, id=id)
         if not rows:
             raise KeyError(f"no fact or relationship {id!r} in namespace {namespace!r}")
         return explanation(namespace, rows[0], datetime.now(timezone.utc), self.settings)
@@ -54,7 +54,7 @@ class TrustFacade(Engine):
         if not 1 <= limit <= 1000:
             raise FieldError("limit", f"must be 1..1000, got {limit}")
         when = as_utc(since) if since is not None else _EPOCH
-        rows = await self.store.read("queries/changes_since", namespace=namespace, since=when, limit=limit)
+        rows = await self.store.read("events/changes_since", namespace=namespace, since=when, limit=limit)
         events, corrections, merges = changes_of(rows, when, self.settings)
         return Changes(namespace=namespace, since=when, events=events, corrections=corrections, merges=merges)
 
@@ -135,7 +135,7 @@ class TrustFacade(Engine):
                             created_ids=created, expired_ids=expired, recorded_at=at)
 
     async def _confirm_merge(self, tx: Tx, namespace: str, id: str, now: datetime) -> ChangeResult:
-        rows = await tx.run("queries/entity_merge_confirm", namespace=namespace, id=id)
+        rows = await tx.run("entities/merge_confirm", namespace=namespace, id=id)
         if not rows:
             raise KeyError(f"no held entity merge {id!r} in namespace {namespace!r}")
         await rebuild(tx, namespace, [r["entity_id"] for r in rows], self.settings.memory.entity_deduplication)
@@ -144,15 +144,15 @@ class TrustFacade(Engine):
     async def _revert_correction(self, tx: Tx, namespace: str, target: Mapping[str, Any]) -> ChangeResult:
         if target.get("invalidated_at") is None:
             raise FieldError("event_id", f"correction {target['id']} is not invalidated: nothing to revert")
-        [row] = await tx.run("queries/correction_revert", namespace=namespace, id=target["id"])
+        [row] = await tx.run("corrections/revert", namespace=namespace, id=target["id"])
         await regraduate(tx, namespace, [target["id"], *row["survivors"]], self.settings.memory.corrections)
-        [state] = await tx.run("queries/correction_state", namespace=namespace, id=target["id"])
+        [state] = await tx.run("corrections/state", namespace=namespace, id=target["id"])
         return ChangeResult(change="revert", target=target["id"], kind="correction",
                             decision=state["correction"]["status"], recorded_at=native(row["at"]))
 
 
 async def _target(tx: Tx, namespace: str, id: str) -> tuple[str, dict[str, Any], dict[str, str], list[Any]]:
-    rows = await tx.run("queries/event_target", namespace=namespace, id=id)
+    rows = await tx.run("events/target", namespace=namespace, id=id)
     if not rows:
         raise KeyError(f"no event or correction {id!r} in namespace {namespace!r}")
     row = rows[0]

@@ -64,13 +64,13 @@ async def turn_list(
         query = scoped(namespace, [prop], lucene, alone)
         if not query:
             return []
-        row = await store.read_row("queries/retrieval_fulltext", index=index, query=query, namespace=namespace, k=depth,
+        row = await store.read_row("retrieval/fulltext", index=index, query=query, namespace=namespace, k=depth,
                                    as_of=as_of)
     elif exact:
-        row = await store.read_row("queries/retrieval_vector_exact", property=prop, vector=vector,
+        row = await store.read_row("retrieval/vector_exact", property=prop, vector=vector,
                                    namespace=namespace, k=depth, as_of=as_of)
     else:
-        row = await store.read_row("queries/retrieval_vector_index", index=index, fetch=fetch or overfetch(depth, 1, 1),
+        row = await store.read_row("retrieval/vector_index", index=index, fetch=fetch or overfetch(depth, 1, 1),
                                    vector=vector, namespace=namespace, k=depth, as_of=as_of)
     return _candidates(row)
 
@@ -79,7 +79,7 @@ async def fallback_turn_list(store: Store, namespace: str, *, vector: list[float
                              as_of: datetime | None) -> list[Candidate]:
     """Dense candidates among the turns the fallback embedder embedded (kg.core.embedders.fallback), by
     its own index: `vector` is the query embedded by that model."""
-    row = await store.read_row("queries/retrieval_vector_index", index="turn_fallback_embedding", fetch=fetch,
+    row = await store.read_row("retrieval/vector_index", index="turn_fallback_embedding", fetch=fetch,
                                vector=vector, namespace=namespace, k=depth, as_of=as_of)
     return _candidates(row)
 
@@ -91,7 +91,7 @@ async def turn_list_in_sessions(
     """Exact cosine on `key` inside `sessions` (stage 2 when stage 1 used the approximate index), with
     the turns found, hydrated."""
     _, prop = INDEXES[("vector", key)]
-    row = await store.read_row("queries/retrieval_vector_sessions", property=prop, vector=vector, namespace=namespace,
+    row = await store.read_row("retrieval/vector_sessions", property=prop, vector=vector, namespace=namespace,
                                sessions=sessions, k=depth, as_of=as_of)
     found, turns = [], {}
     for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model, *attachments in \
@@ -110,20 +110,20 @@ async def summary_sessions(
         query = scoped(namespace, SUMMARY_FIELDS, lucene, alone)
         if not query:
             return []
-        row = await store.read_row("queries/retrieval_summaries_fulltext", query=query, namespace=namespace, k=depth,
+        row = await store.read_row("retrieval/summaries_fulltext", query=query, namespace=namespace, k=depth,
                                    as_of=as_of)
     elif exact:
-        row = await store.read_row("queries/retrieval_summaries_vector", vector=vector, namespace=namespace,
+        row = await store.read_row("retrieval/summaries_vector", vector=vector, namespace=namespace,
                                    k=depth, as_of=as_of)
     else:
-        row = await store.read_row("queries/retrieval_summaries_vector_index", vector=vector, namespace=namespace,
+        row = await store.read_row("retrieval/summaries_vector_index", vector=vector, namespace=namespace,
                                    fetch=min(max(depth * 2, 50), 1000), k=depth, as_of=as_of)
     return list(dict.fromkeys(session_id for session_id, _ in row.get("hits", [])))
 
 
 async def sessions_in_window(store: Store, namespace: str, window: TimeWindow, slack_days: float) -> set[str]:
     slack = timedelta(days=slack_days)
-    rows = await store.read("queries/retrieval_sessions_in_window", namespace=namespace,
+    rows = await store.read("retrieval/sessions_in_window", namespace=namespace,
                             start=window.start - slack, end=window.end + slack)
     return {r["session_id"] for r in rows}
 
@@ -141,7 +141,7 @@ class NamespaceSizes:
         hit = self._cache.get(namespace)
         if hit and hit[0] > time.monotonic():
             return hit[1], hit[2]
-        rows = await self.store.read("queries/retrieval_namespace_size", namespace=namespace)
+        rows = await self.store.read("retrieval/namespace_size", namespace=namespace)
         size, total = (int(rows[0]["turns"]), int(rows[0]["total"])) if rows else (0, 0)
         self._cache[namespace] = (time.monotonic() + SIZE_TTL_S, size, total)
         return size, total
@@ -158,7 +158,7 @@ def overfetch(depth: int, size: int, total: int, floor: int = 0) -> int:
 async def hydrate_turns(store: Store, ids: list[str]) -> dict[str, Turn]:
     if not ids:
         return {}
-    row = await store.read_row("queries/retrieval_turns_hydrate", ids=ids)
+    row = await store.read_row("retrieval/turns_hydrate", ids=ids)
     return {columns[0]: _turn(*columns) for columns in row.get("turns", [])}
 
 
@@ -175,6 +175,6 @@ def _turn(tid: str, namespace: str, session_id: str, idx: int, role: Role, speak
 async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict[str, tuple[Session, Summary | None]]:
     if not ids:
         return {}
-    rows = await store.read("queries/retrieval_sessions_hydrate", namespace=namespace, ids=ids)
+    rows = await store.read("retrieval/sessions_hydrate", namespace=namespace, ids=ids)
     return {r["session"]["id"]: (Session.model_validate(native_props(r["session"])),
                                  summary_from_props(r["summary"]) if r["summary"] else None) for r in rows}

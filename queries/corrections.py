@@ -39,7 +39,7 @@ async def corrections(
     if status is not None and status not in STATUSES:
         raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
     when = as_utc(at) if at is not None else datetime.now(timezone.utc)
-    rows = await store.read("queries/corrections_list", namespace=namespace, status=status,
+    rows = await store.read("corrections/list", namespace=namespace, status=status,
                             include_invalidated=include_invalidated, id=None, limit=limit)
     return [_view(r, when, cfg) for r in rows]
 
@@ -47,7 +47,7 @@ async def corrections(
 async def correction(store: Store, cfg: CorrectionSettings, namespace: str, correction_id: str,
                      at: datetime | None = None) -> CorrectionView | None:
     when = as_utc(at) if at is not None else datetime.now(timezone.utc)
-    rows = await store.read("queries/corrections_list", namespace=namespace, status=None, include_invalidated=True,
+    rows = await store.read("corrections/list", namespace=namespace, status=None, include_invalidated=True,
                             id=correction_id, limit=1)
     return _view(rows[0], when, cfg) if rows else None
 
@@ -59,7 +59,7 @@ async def core_rules(store: Store, cfg: CorrectionSettings, namespace: str, at: 
     rules: list[CorrectionView] = []
     preferences: list[CorrectionView] = []
     for stored in ("rule", "preference"):
-        rows = await store.read("queries/corrections_list", namespace=namespace, status=stored,
+        rows = await store.read("corrections/list", namespace=namespace, status=stored,
                                 include_invalidated=False, id=None, limit=_BROWSE_LIMIT)
         for row in rows:
             view = _view(row, when, cfg)
@@ -76,6 +76,6 @@ async def core_rules(store: Store, cfg: CorrectionSettings, namespace: str, at: 
 
 async def top_clusters(store: Store, namespace: str, limit: int = 10) -> list[ClusterView]:
     """The most reinforced clusters of the last `maintain_corrections` run."""
-    rows = await store.read("queries/correction_clusters_top", namespace=namespace, limit=limit)
+    rows = await store.read("corrections/clusters_top", namespace=namespace, limit=limit)
     return [ClusterView.model_validate({**r["cluster"], "members": r["members"], "reinforcement": r["reinforcement"],
                                         "statuses": sorted(r["statuses"], key=STATUSES.index)}) for r in rows]

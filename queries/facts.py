@@ -1,7 +1,7 @@
 """Point-in-time facts: what held at valid time `as_of`, as believed at transaction time `known_at`.
 
 The belief filter (`recorded_at <= known_at < expired_at`) and the validity filter
-(`valid_from <= as_of < valid_to`) run in Cypher (`facts_at`, `facts_history`); this module turns
+(`valid_from <= as_of < valid_to`) run in Cypher (`facts/at`, `facts/history`); this module turns
 rows into `FactView`s with a status and a confidence score (`kg.queries.confidence`).
 
 A view in the past is exact: reinforcements are events (`FactEvent`s) and reads are kept as read
@@ -39,7 +39,7 @@ def _view(row: Mapping[str, Any], at: datetime, known_at: datetime | None, cfg: 
     fact = native_props(row["fact"], drop=("read_at",))
     status = _status(fact, row["superseded_by"], at, known_at)
     then = row.get("then")
-    if then is not None:  # as it stood at known_at (see facts_at)
+    if then is not None:  # as it stood at known_at (see facts/at)
         fact.update(native_props(then))
     moment = min(at, known_at) if then is not None and known_at is not None else at
     confidence = score(
@@ -62,7 +62,7 @@ async def facts(store: Store, cfg: ConfidenceSettings, namespace: str, query: Fa
     at = as_utc(as_of) if as_of is not None else now
     known = as_utc(known_at) if known_at is not None else None
     rows = await store.write(
-        "queries/facts_at", namespace=namespace, subject_key=entity_key(subject),
+        "facts/at", namespace=namespace, subject_key=entity_key(subject),
         predicate=predicate_key(predicate) if predicate is not None else None,
         as_of=at, known_at=known, include_superseded=query.include_superseded, now=now,
         read_until=min(at, known) if known is not None else at,
@@ -77,7 +77,7 @@ async def history(store: Store, cfg: ConfidenceSettings, namespace: str, query: 
     now = datetime.now(timezone.utc)
     known = as_utc(known_at) if known_at is not None else None
     rows = await store.read(
-        "queries/facts_history", namespace=namespace, subject_key=entity_key(query.subject),
+        "facts/history", namespace=namespace, subject_key=entity_key(query.subject),
         predicate=predicate_key(predicate) if predicate is not None else None,
         known_at=known, include_expired=query.include_expired,
     )

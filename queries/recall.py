@@ -121,14 +121,14 @@ async def best_cosine(store: Store, ids: list[str], vector: list[float] | None,
     """The cosine of the question to the turn among `ids` that matches it best (a long turn by its
     best part), on the facts' scale: the turns' similarities are their fused scores scaled to it,
     so when no turn really matches, a fact that does ranks first. 1.0 without a query vector.
-    `known`: rows of `queries/retrieval_turn_vectors` the search already read (not read again)."""
+    `known`: rows of `retrieval/turn_vectors` the search already read (not read again)."""
     if vector is None or not ids:
         return 1.0
     known = known or {}
     missing = [i for i in ids if i not in known]
     rows = [known[i] for i in ids if i in known]
     if missing:
-        rows += (await store.read_row("queries/retrieval_turn_vectors", ids=missing)).get("turns", [])
+        rows += (await store.read_row("retrieval/turn_vectors", ids=missing)).get("turns", [])
     dim = len(vector)
     parts = [p for _, _, emb, more in rows if emb and len(emb) == dim
              for p in [emb, *(more[i:i + dim] for i in range(0, len(more or []), dim))]]
@@ -162,7 +162,7 @@ async def _summaries(retriever: Retriever, weights: RecallWeights, namespace: st
 
 async def _facts(retriever: Retriever, cfg: ConfidenceSettings, weights: RecallWeights, namespace: str, query: str,
                  found: Retrieval, turn_ids: list[str], at: datetime) -> list[MemoryHit]:
-    rows = await retriever.store.read("queries/recall_facts", namespace=namespace, keys=query_keys(query),
+    rows = await retriever.store.read("facts/recall", namespace=namespace, keys=query_keys(query),
                                       turn_ids=turn_ids, as_of=at, limit=FACT_LIMIT)
     if not rows:
         return []

@@ -1,5 +1,5 @@
 """Point-in-time relationships: a subject's edges holding at valid time `as_of`, as believed at
-transaction time `known_at`. The filters run in Cypher (`relationships_at`); a view in the past
+transaction time `known_at`. The filters run in Cypher (`relationships/at`); a view in the past
 shows the reinforcement counts of then, from the events learned by `known_at`."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ async def relationships(store: Store, namespace: str, query: RelationshipQuery) 
     at = as_utc(as_of) if as_of is not None else datetime.now(timezone.utc)
     known = as_utc(known_at) if known_at is not None else None
     rows = await store.read(
-        "queries/relationships_at", namespace=namespace, subject_key=entity_key(query.subject),
+        "relationships/at", namespace=namespace, subject_key=entity_key(query.subject),
         relation=predicate_key(type) if type is not None else None, as_of=at, known_at=known,
         include_ended=query.include_ended,
     )

@@ -62,7 +62,7 @@ class Retrieval:
     vector: list[float] | None = None  # the query's, by the fallback embedder when `degraded`
     hydrated: dict[str, Turn] = field(default_factory=dict)  # turns already read in full (stage 2)
     degraded: str | None = None  # why the primary embedder was not used (kg.core.embedders.fallback)
-    # rows of `queries/retrieval_turn_vectors` already read (recency within a topic), by turn id
+    # rows of `retrieval/turn_vectors` already read (recency within a topic), by turn id
     vector_rows: dict[str, list] = field(default_factory=dict)
 
 
@@ -277,7 +277,7 @@ class Retriever:
         if cached_namespace is not None and self.vectors is not None:
             cached = self.vectors.turn_vectors(cached_namespace, head)
         if cached is None:
-            cached = {r[0]: r for r in (await self.store.read_row("queries/retrieval_turn_vectors",
+            cached = {r[0]: r for r in (await self.store.read_row("retrieval/turn_vectors",
                                                                    ids=head)).get("turns", [])}
         read.update(cached)
         found = [r for r in cached.values() if r[2]]

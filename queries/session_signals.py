@@ -29,5 +29,5 @@ async def session_signals(store: Store, namespace: str, session_ids: Iterable[st
     ids = sorted(set(session_ids))
     if not ids:
         return {}
-    rows = await store.read("queries/retrieval_session_signals", namespace=namespace, ids=ids)
+    rows = await store.read("retrieval/session_signals", namespace=namespace, ids=ids)
     return {r["id"]: session_signal(r["quality"], r["outcome"]) for r in rows}

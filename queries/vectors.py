@@ -131,7 +131,7 @@ class NamespaceVectors:
         return out
 
     def turn_vectors(self, namespace: str, ids: list[str]) -> dict[str, list[Any]] | None:
-        """Rows as `queries/retrieval_turn_vectors` gives them ([id, role, own vector, later parts
+        """Rows as `retrieval/turn_vectors` gives them ([id, role, own vector, later parts
         flattened or None], unit length) for `ids`, from the namespace as the last search left it; None
         unless it holds every one of them (the caller then reads the store)."""
         space = self._spaces.get(namespace)
@@ -151,7 +151,7 @@ class NamespaceVectors:
     async def _current(self, namespace: str) -> _Namespace:
         lock = self._locks.setdefault(namespace, asyncio.Lock())
         async with lock:  # one refresh per namespace at a time; searches of a fresh one wait briefly
-            row = await self.store.read_row("queries/retrieval_vector_revisions", namespace=namespace)
+            row = await self.store.read_row("retrieval/vector_revisions", namespace=namespace)
             revisions = {s: (int(rev), changed) for s, rev, changed in row.get("sessions", [])}
             space = self._spaces.get(namespace)
             blocks = dict(space.blocks) if space else {}
@@ -163,7 +163,7 @@ class NamespaceVectors:
             for s in gone:
                 del blocks[s]
             if stale:
-                loaded = await self.store.read_row("queries/retrieval_vector_rows", namespace=namespace, sessions=stale)
+                loaded = await self.store.read_row("retrieval/vector_rows", namespace=namespace, sessions=stale)
                 blocks.update(_blocks(loaded.get("rows", []), {s: revisions[s] for s in stale}))
             self._keep(namespace, blocks)
             return self._spaces[namespace]

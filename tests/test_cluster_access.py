@@ -25,13 +25,13 @@ async def test_a_read_after_a_write_carries_its_bookmark(memory: AsyncMemory, na
     end = {"id": "ent_cluster_test", "key": "tom", "name": "Tom", "type": "person"}
 
     async def work(tx: Tx) -> None:  # a write in a session the store opens, not through execute_query
-        await tx.run("queries/relation_slot_ensure", namespace=namespace, subject=end, object=end, relation="knows")
+        await tx.run("relationships/slot_ensure", namespace=namespace, subject=end, object=end, relation="knows")
 
     await memory.store.transaction(work)
     after = set(await bookmarks.get_bookmarks())
     assert after and after != before  # the session's commit advanced the shared chain
     [edge] = await memory.relationships(namespace, "Maya", "works_for")
     assert edge.id == written.edge_id
-    await memory.store.autocommit("queries/namespace_delete", namespace=namespace)
+    await memory.store.autocommit("namespaces/delete", namespace=namespace)
     assert set(await bookmarks.get_bookmarks()) != after
     assert await memory.relationships(namespace, "Maya") == []

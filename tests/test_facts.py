@@ -29,7 +29,7 @@ async def configured() -> AsyncIterator[AsyncMemory]:
 
 
 async def counts(memory: AsyncMemory, namespace: str) -> dict[str, Any]:
-    [row] = await memory.store.read("queries/facts_counts", namespace=namespace)
+    [row] = await memory.store.read("facts/counts", namespace=namespace)
     return row
 
 

@@ -68,8 +68,8 @@ async def test_metrics_count_an_ingest_a_search_a_job_and_an_llm_call(
     assert value(found, "kg_embed_seconds_count", kind="query") >= 1  # the search's question
     statements = {dict(labels)["statement"]: v for (name, labels), v in found.items()
                   if name == "kg_neo4j_statement_seconds_count"}
-    assert statements.get("queries/turns_write") == 1  # the one ingest, in one transaction
-    assert statements.get("queries/job_claim", 0) >= 1 and statements.get("queries/job_complete") == 1
+    assert statements.get("turns/write") == 1  # the one ingest, in one transaction
+    assert statements.get("jobs/claim", 0) >= 1 and statements.get("jobs/complete") == 1
     for name in statements:  # every label is a cypher/ file
         assert cypher.load(name)
     # the event loop's lag, sampled while the app runs (one sample every 0.1 s)
@@ -154,4 +154,4 @@ async def test_kg_serves_metrics_count_the_jobs_its_worker_process_runs(namespac
         await asyncio.wait_for(task, 60)
     statements = {dict(labels)["statement"]: v for (name, labels), v in found.items()
                   if name == "kg_neo4j_statement_seconds_count"}
-    assert statements.get("queries/job_claim", 0) >= 1  # claimed in the child only: this API runs no worker
+    assert statements.get("jobs/claim", 0) >= 1  # claimed in the child only: this API runs no worker

@@ -15,7 +15,7 @@ from kg.core.store.store import EmbedderMismatch
 async def test_reembed_switches_the_embedding_space(memory: AsyncMemory, namespace: str) -> None:
     turn = await memory.add_message(namespace, "user", "We host everything in Frankfurt.",
                                     datetime(2025, 1, 1, tzinfo=timezone.utc))
-    await memory.store.write("queries/embedding_space_set", model="other/old-model", dim=768)
+    await memory.store.write("database/embedding_space_set", model="other/old-model", dim=768)
     stale = AsyncMemory(load_settings())
     with pytest.raises(EmbedderMismatch, match="kg reembed"):
         await stale.open()
@@ -24,10 +24,10 @@ async def test_reembed_switches_the_embedding_space(memory: AsyncMemory, namespa
 
     assert set(done) == {kind.name for kind in EMBEDDED}
     assert done["turns"] >= 1
-    space = (await memory.store.read("queries/embedding_space_get"))[0]
+    space = (await memory.store.read("database/embedding_space_get"))[0]
     assert (space["model"], space["dim"]) == (memory.embedder.name, memory.embedder.dim)
     async with AsyncMemory(load_settings()) as fresh:
         hits = await fresh.search_turns(namespace, "which city hosts our servers?", k=1)
     assert hits[0].turn.id == turn.id
-    indexes = {r["name"]: r["state"] for r in await memory.store.read("queries/status_indexes")}
+    indexes = {r["name"]: r["state"] for r in await memory.store.read("database/status_indexes")}
     assert all(indexes[name] == "ONLINE" for name in indexes if name.endswith("embedding"))

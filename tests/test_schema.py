@@ -11,7 +11,7 @@ from tests.cypher_state import cypher_value
 
 
 async def test_constraints_and_indexes_exist(memory: AsyncMemory) -> None:
-    rows = await memory.store.read("queries/status_indexes")
+    rows = await memory.store.read("database/status_indexes")
     by_name = {r["name"]: r for r in rows}
     assert by_name["turn_embedding"]["type"] == "VECTOR" and by_name["turn_embedding"]["state"] == "ONLINE"
     assert by_name["turn_key_text"]["type"] == "FULLTEXT" and "turn_text" not in by_name
@@ -24,7 +24,7 @@ async def test_constraints_and_indexes_exist(memory: AsyncMemory) -> None:
 
 
 async def test_migrations_are_recorded_and_idempotent(memory: AsyncMemory) -> None:
-    applied = {r["id"] for r in await memory.store.read("queries/migration_applied")}
+    applied = {r["id"] for r in await memory.store.read("database/migration_applied")}
     assert set(cypher.migrations()) <= applied
     assert await memory.store.migrate(memory.embedder.name, memory.embedder.dim) == []
 
@@ -41,4 +41,4 @@ def test_every_cypher_file_loads() -> None:
     for name in cypher.migrations():
         assert cypher.statements(name)
     with pytest.raises(KeyError):
-        cypher.load("queries/does_not_exist")
+        cypher.load("turns/does_not_exist")

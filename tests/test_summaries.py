@@ -134,7 +134,7 @@ async def test_close_session_summarizes_and_replaces_with_versions(memory: Async
 
     hits = await memory.search_sessions(namespace, "which time-series database did we pick?", k=3)
     assert hits and hits[0].session.id == "db-choice" and hits[0].summary.id == second.id
-    row = await memory.store.read_row("queries/retrieval_summaries_vector", namespace=namespace,
+    row = await memory.store.read_row("retrieval/summaries_vector", namespace=namespace,
                                       vector=memory.embedder.embed(["database"])[0], k=10, as_of=None)
     found = {summary_id for _, summary_id in row["hits"]}
     assert second.id in found and first.id not in found  # expired versions are never searched
@@ -203,7 +203,7 @@ async def test_long_session_rolls_up_windows_into_meta_and_session(memory: Async
     metas = [s for s in current if s.kind == "meta"]
     assert sorted(s.message_range for s in metas) == [(0, 16), (16, 30)] and all(s.level == 1 for s in metas)
     assert top.level == 2
-    rows = await memory.store.read("queries/summaries_of_session", namespace=namespace, session_id="long",
+    rows = await memory.store.read("summaries/of_session", namespace=namespace, session_id="long",
                                    include_expired=False)
     assert len(rows) == 7
 

@@ -140,7 +140,7 @@ async def test_a_request_is_one_trace_from_its_http_span_down_to_its_statements(
     assert listed and all(ancestors(s, search)[:2] == ["retrieval.lists", "retrieval"] for s in listed)
 
     ingest = roots[f"POST {NS_ROUTE}/messages"][1]
-    assert "queries/turns_write" in {s.name for s in ingest}
+    assert "turns/write" in {s.name for s in ingest}
     refused = [root_of(t) for t in by_trace.values() if root_of(t).attributes["http.response.status_code"] == 422]
     assert len(refused) == 1 and len(by_trace[refused[0].context.trace_id]) == 1  # refused before the database
     assert_no_user_text(found, namespace, QUESTION, SESSION, *TEXTS)
@@ -247,7 +247,7 @@ async def test_a_job_run_is_a_trace_of_its_own(spans: InMemorySpanExporter, memo
     found = list(spans.get_finished_spans())
     (job,) = [s for s in found if s.name == "job embed_backfill"]
     assert job.parent is None and job.attributes and job.attributes["kg.job.outcome"] == "done"
-    assert "queries/job_complete" in {s.name for s in found if s.context.trace_id == job.context.trace_id}
+    assert "jobs/complete" in {s.name for s in found if s.context.trace_id == job.context.trace_id}
     assert telemetry.tracer() is None  # removed when the work is over
 
 

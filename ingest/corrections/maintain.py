@@ -45,14 +45,14 @@ async def maintain(store: Store, cfg: CorrectionSettings, namespace: str, now: d
                    labeler: ClusterLabeler | None = None) -> MaintenanceReport:
     at = as_utc(now) if now is not None else datetime.now(timezone.utc)
     for _ in range(_ATTEMPTS):
-        [lock] = await store.read("queries/corrections_live_version", namespace=namespace)
-        rows = await store.read("queries/corrections_for_maintenance", namespace=namespace)
+        [lock] = await store.read("corrections/live_version", namespace=namespace)
+        rows = await store.read("corrections/for_maintenance", namespace=namespace)
         job = await _Job.plan(rows, cfg, namespace, at, labeler)
         try:
             await store.transaction(lambda tx: job.write(tx, lock["version"]))
         except _Changed:
             continue
-        counted = await store.read("queries/corrections_counts", namespace=namespace)
+        counted = await store.read("corrections/counts", namespace=namespace)
         report = job.report({r["status"]: r["count"] for r in counted})
         return _write_files(report, cfg.clustering.report_dir)
     raise RuntimeError(f"corrections of {namespace!r} kept changing during {_ATTEMPTS} maintenance attempts")
@@ -135,7 +135,7 @@ class _Job:
                     "first_seen_at": state.first_seen_at, "last_seen_at": state.last_seen_at}})
 
     async def write(self, tx: Tx, version: int) -> None:
-        [lock] = await tx.run("queries/corrections_lock", namespace=self.namespace, bump=1)
+        [lock] = await tx.run("corrections/lock", namespace=self.namespace, bump=1)
         if lock["version"] != version + 1:
             raise _Changed()
         invalidations = [{"id": c.loser, "by": c.winner, "type": c.type, "reason": _REASONS[c.type],
@@ -143,17 +143,17 @@ class _Job:
         invalidations += [{"id": m.absorbed, "by": m.survivor, "type": "duplicate", "reason": "merged",
                            "similarity": m.similarity, "at": self.at} for m in self.merges]
         if self.merges:
-            await tx.run("queries/corrections_absorb", rows=[{"survivor": m.survivor, "absorbed": m.absorbed}
+            await tx.run("corrections/absorb", rows=[{"survivor": m.survivor, "absorbed": m.absorbed}
                                                              for m in self.merges])
         if invalidations:
-            await tx.run("queries/corrections_invalidate", rows=invalidations)
+            await tx.run("corrections/invalidate", rows=invalidations)
         if self.updates:
-            await tx.run("queries/corrections_update", rows=self.updates)
-        await tx.run("queries/correction_clusters_clear", namespace=self.namespace)
+            await tx.run("corrections/update", rows=self.updates)
+        await tx.run("corrections/clusters_clear", namespace=self.namespace)
         if self.clusters:
             clusters = [{"id": c.id, "label": c.label, "keyphrases": c.keyphrases, "member_ids": c.member_ids,
                          "representative": self._representative(c.member_ids)} for c in self.clusters]
-            await tx.run("queries/correction_clusters_create", namespace=self.namespace, clusters=clusters, at=self.at)
+            await tx.run("corrections/clusters_create", namespace=self.namespace, clusters=clusters, at=self.at)
 
     def _representative(self, ids: list[str]) -> str:
         gone = {m.absorbed for m in self.merges} | {c.loser for c in self.contradictions} | self.merged_before

@@ -84,7 +84,7 @@ class CorrectionWriter:
 
         judged: tuple[Any, CorrectionPlan] | None = None
         if self.judge is not None:
-            [count] = await self.store.read("queries/corrections_live_count", namespace=namespace)
+            [count] = await self.store.read("corrections/live_count", namespace=namespace)
             seen_neighbours, _ = await self._neighbours(self.store.read, namespace, session_id, vector, count["live"],
                                                         trust)
             verdict = await self.judge.judge(candidate, seen_neighbours)
@@ -93,7 +93,7 @@ class CorrectionWriter:
                 judged = (fingerprint(seen_neighbours), plan)
 
         async def work(tx: Tx) -> CorrectionResult:
-            [lock] = await tx.run("queries/corrections_lock", namespace=namespace, bump=1)
+            [lock] = await tx.run("corrections/lock", namespace=namespace, bump=1)
             neighbours, stored = await self._neighbours(tx.run, namespace, session_id, vector, lock["live"], trust)
             if judged is not None and judged[0] == fingerprint(neighbours):
                 plan = judged[1]
@@ -115,9 +115,9 @@ class CorrectionWriter:
                                          cfg.related_similarity))
         if not self.vectors.exact("corrections", live):
             fetch = self.vectors.index_fetch("corrections", cfg.neighbours)
-            rows = await run("queries/corrections_neighbours_index", fetch=fetch, **params)
+            rows = await run("corrections/neighbours_index", fetch=fetch, **params)
         else:
-            rows = await run("queries/corrections_neighbours_exact", **params)
+            rows = await run("corrections/neighbours_exact", **params)
         return [_neighbour(r) for r in rows], {r["correction"]["id"]: r["correction"] for r in rows}
 
     async def _write(self, tx: Tx, plan: CorrectionPlan, candidate: Candidate, neighbours: Sequence[Neighbour],
@@ -130,7 +130,7 @@ class CorrectionWriter:
             status: CorrectionStatus = _held(status_at(state, seen, self.cfg), props)
             row = {**props, "id": target_id, "reinforcement_count": 1, "first_seen_at": seen, "last_seen_at": seen,
                    "status": status, "decided_by": plan.decided_by}  # "policy" or the judge (with its prompt version)
-            await tx.run("queries/correction_create", props=row, embedding=vector)
+            await tx.run("corrections/create", props=row, embedding=vector)
             count = 1
         else:
             assert plan.target_id is not None
@@ -145,21 +145,21 @@ class CorrectionWriter:
                     first_seen_at=min(before.first_seen_at, seen), last_seen_at=max(before.last_seen_at, seen),
                     half_life_days=before.half_life_days, confirmed=before.confirmed)
                 status, count = _held(status_at(state, state.last_seen_at, self.cfg), props), state.reinforcement_count
-                await tx.run("queries/corrections_update", rows=[{"id": target_id, "props": {
+                await tx.run("corrections/update", rows=[{"id": target_id, "props": {
                     "reinforcement_count": count, "confidence": state.confidence, "status": status,
                     "first_seen_at": state.first_seen_at, "last_seen_at": state.last_seen_at}}])
-        await tx.run("queries/correction_session", id=target_id, namespace=namespace,
+        await tx.run("corrections/session", id=target_id, namespace=namespace,
                      session_id=candidate.session_id, seen_at=seen)
         if turn_ids:
-            await tx.run("queries/correction_evidence", id=target_id, turn_ids=turn_ids)
+            await tx.run("corrections/evidence", id=target_id, turn_ids=turn_ids)
         rows = [{"id": c.id, "by": target_id, "type": c.type, "reason": _REASONS[c.type], "similarity": c.similarity,
                  "at": seen} for c in plan.invalidate]
         rows += [{"id": target_id, "by": c.id, "type": c.type, "reason": _REASONS[c.type],  # learned late: now
                   "similarity": c.similarity, "at": datetime.now(timezone.utc)} for c in plan.stale_against[:1]]
         if rows:
-            await tx.run("queries/corrections_invalidate", rows=rows)
+            await tx.run("corrections/invalidate", rows=rows)
         if plan.related:
-            await tx.run("queries/corrections_link", links=[
+            await tx.run("corrections/link", links=[
                 {"from": target_id, "to": i, "type": "related", "similarity": s, "at": seen} for i, s in plan.related])
         invalidated = [c.id for c in plan.invalidate] + ([target_id] if plan.stale_against else [])
         return CorrectionResult(decision=plan.decision, correction_id=target_id, status=status,
@@ -171,15 +171,15 @@ class CorrectionWriter:
         when = as_utc(at) if at is not None else datetime.now(timezone.utc)
 
         async def work(tx: Tx) -> CorrectionStatus:
-            await tx.run("queries/corrections_lock", namespace=namespace, bump=1)
-            found = await tx.run("queries/correction_state", namespace=namespace, id=correction_id)
+            await tx.run("corrections/lock", namespace=namespace, bump=1)
+            found = await tx.run("corrections/state", namespace=namespace, id=correction_id)
             if not found:
                 raise KeyError(f"no live correction {correction_id!r} in namespace {namespace!r}")
             before = state_of(found[0]["correction"])
             state = CorrectionState(1.0, before.reinforcement_count, before.first_seen_at,
                                     max(before.last_seen_at, when), self.cfg.confirmed_half_life_days, True)
             status = status_at(state, state.last_seen_at, self.cfg)
-            await tx.run("queries/correction_confirm", namespace=namespace, id=correction_id, props={
+            await tx.run("corrections/confirm", namespace=namespace, id=correction_id, props={
                 "confirmed_at": when, "confidence": 1.0, "half_life_days": state.half_life_days,
                 "last_seen_at": state.last_seen_at, "status": status, "trust": None})
             return status
@@ -191,13 +191,13 @@ async def trust_correction(tx: Tx, namespace: str, correction_id: str, when: dat
                            cfg: CorrectionSettings) -> CorrectionStatus | None:
     """A person confirmed an untrusted correction: from now on it is trusted, graduated by what it
     earned like any other (not a rule by this alone: `confirm_rule` is that). None: no such live one."""
-    await tx.run("queries/corrections_lock", namespace=namespace, bump=1)
-    found = await tx.run("queries/correction_state", namespace=namespace, id=correction_id)
+    await tx.run("corrections/lock", namespace=namespace, bump=1)
+    found = await tx.run("corrections/state", namespace=namespace, id=correction_id)
     if not found:
         return None
     state = state_of(found[0]["correction"])
     status = status_at(state, state.last_seen_at, cfg)
-    await tx.run("queries/correction_confirm", namespace=namespace, id=correction_id, props={
+    await tx.run("corrections/confirm", namespace=namespace, id=correction_id, props={
         "status": status, "trust": None, "trust_confirmed_at": when})
     return status
 
@@ -208,7 +208,7 @@ async def regraduate(tx: Tx, namespace: str, ids: Sequence[str], cfg: Correction
     if not ids:
         return
     rows = []
-    for row in await tx.run("queries/corrections_states", namespace=namespace, ids=sorted(set(ids))):
+    for row in await tx.run("corrections/states", namespace=namespace, ids=sorted(set(ids))):
         c, seen = row["correction"], sorted(native(x) for x in row["seen"] if x is not None)
         if not seen:
             continue
@@ -218,7 +218,7 @@ async def regraduate(tx: Tx, namespace: str, ids: Sequence[str], cfg: Correction
         rows.append({"id": c["id"], "props": {"reinforcement_count": len(seen), "first_seen_at": seen[0],
                                               "last_seen_at": seen[-1], "status": status}})
     if rows:
-        await tx.run("queries/corrections_update", rows=rows)
+        await tx.run("corrections/update", rows=rows)
 
 
 def _held(status: CorrectionStatus, props: Mapping[str, Any]) -> CorrectionStatus:

@@ -258,7 +258,7 @@ class GraphResolver:
             base = entity_key(e.aliases[0] if e.aliases else e.name)
             options[e.id] = [base] + [f"{base}#{e.type}" + (str(n) if n > 1 else "") for n in range(1, _SUFFIXES)]
         proposed = sorted({entity_id(namespace, k) for keys in options.values() for k in keys})
-        taken = {r["id"]: r for r in await tx.run("queries/entity_ids_check", ids=proposed)}
+        taken = {r["id"]: r for r in await tx.run("entities/ids_check", ids=proposed)}
         final: dict[str, _NewId] = {}
         used: set[str] = set()
         for e in new:
@@ -302,13 +302,13 @@ class GraphResolver:
                 "new_keys": new_keys, "new_identifiers": new_identifiers,
             })
         if claims:
-            stale = await tx.run("queries/entity_claim", rows=sorted(claims, key=lambda r: r["id"]))
+            stale = await tx.run("entities/claim", rows=sorted(claims, key=lambda r: r["id"]))
             if stale:
                 raise ResolutionConflict(f"entities changed by a concurrent resolver: {[r['id'] for r in stale][:5]}")
         rows.sort(key=lambda r: r["id"])
-        await tx.run("queries/entity_write", entities=rows, now=now)
+        await tx.run("entities/write", entities=rows, now=now)
         if names:
-            await tx.run("queries/entity_names_write", now=now, model=self.embedding_model, names=[
+            await tx.run("entities/names_write", now=now, model=self.embedding_model, names=[
                 {"id": name_id(final[n["entity"]].id if n["entity"] in final else n["entity"], n["text"]),
                  "entity_id": final[n["entity"]].id if n["entity"] in final else n["entity"],
                  "text": n["text"], "embedding": list(n["vector"])} for n in names])

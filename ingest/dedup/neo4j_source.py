@@ -145,7 +145,7 @@ async def lock_keys(tx: Tx, namespace: str, profiles: Sequence[Profile]) -> None
     """
     keys = sorted({(p.type, "key:" + p.key) for p in profiles if p.key})
     idents = sorted({(k, v) for p in profiles for k, v in p.identifiers.items()})
-    await tx.run("queries/entity_keys_lock", namespace=namespace,
+    await tx.run("entities/keys_lock", namespace=namespace,
                  identifiers=[{"kind": k, "value": v} for k, v in idents],
                  keys=[{"type": t, "key": k} for t, k in keys])
 
@@ -164,7 +164,7 @@ async def prefetch(
     policy = policy or VectorSearchSettings()
     keys = sorted({(p.type, k) for p in profiles for k in p.lookup_keys})
     idents = sorted({(k, v) for p in profiles for k, v in p.identifiers.items()})
-    by_key = tx.run("queries/entity_lookup_keys", namespace=namespace,
+    by_key = tx.run("entities/lookup_keys", namespace=namespace,
                     keys=[{"type": t, "key": k} for t, k in keys],
                     identifiers=[{"kind": k, "value": v} for k, v in idents])
     if reader is None:
@@ -199,7 +199,7 @@ async def _hydrate(tx: Tx, found: Prefetch) -> None:
         ids.update(hits)
     ids -= set(found.entities)
     if ids:
-        for row in await tx.run("queries/entity_hydrate", ids=sorted(ids)):
+        for row in await tx.run("entities/hydrate", ids=sorted(ids)):
             found.entities[row["entity"]["id"]] = from_props(row["entity"])
             found.versions[row["entity"]["id"]] = row["entity"].get("version") or 0
 
@@ -216,7 +216,7 @@ async def _fuzzy(run: Run, namespace: str, profiles: Sequence[Profile], settings
         return
     fetch = max(settings.fuzzy.limit * FUZZY_OVERFETCH, 20)
     probes = [{"i": same[0], "query": q} for q, same in by_query.items()]
-    for row in await run("queries/entity_fuzzy_candidates", probes=probes, fetch=fetch):
+    for row in await run("entities/fuzzy_candidates", probes=probes, fetch=fetch):
         for i in by_query[fuzzy_query(namespace, profiles[row["i"]]) or ""]:
             prof = profiles[i]
             found.fuzzy[i] = best_spelled(prof.name, prof.type, row["hits"], settings.fuzzy.limit)
@@ -257,18 +257,18 @@ async def _nearest(run: Run, namespace: str, profiles: Sequence[Profile], vector
         return
     probes: list[dict[str, Any]] = [{"i": same[0], "type": t, "vector": list(v)} for (t, v), same in by_vector.items()]
     k = settings.embedding.k
-    counts = await run("queries/entity_names_count", namespace=namespace)
+    counts = await run("entities/names_count", namespace=namespace)
     sizes = {r["type"]: r["count"] for r in counts}
     total = counts[0]["total"] if counts else 0
     exact = [p for p in probes if 0 < sizes.get(p["type"], 0) and policy.exact("entities", sizes[p["type"]])]
     indexed = [p for p in probes if sizes.get(p["type"], 0) and not policy.exact("entities", sizes[p["type"]])]
     rows: list[dict[str, Any]] = []
     if exact:
-        rows += await run("queries/entity_nearest_exact", namespace=namespace, probes=exact, k=k)
+        rows += await run("entities/nearest_exact", namespace=namespace, probes=exact, k=k)
     for entity_type in sorted({p["type"] for p in indexed}):
         # The index spans all namespaces and types: fetch enough that k of this one are likely in.
         fetch = policy.index_fetch("entities", k, diluted=-(-2 * k * total // sizes[entity_type]))
-        rows += await run("queries/entity_nearest_index", namespace=namespace, k=k, fetch=fetch,
+        rows += await run("entities/nearest_index", namespace=namespace, k=k, fetch=fetch,
                           probes=[p for p in indexed if p["type"] == entity_type])
     hits = {row["i"]: {h["id"]: 2.0 * h["score"] - 1.0 for h in row["hits"]} for row in rows}
     for same in by_vector.values():  # Neo4j scores cosine as (1 + cos) / 2; the stages use cos

@@ -56,7 +56,7 @@ def _props(entity: Entity | None, namespace: str) -> dict[str, Any]:
 
 async def rebuild(tx: Tx, namespace: str, entity_ids: Iterable[str], settings: DedupSettings) -> int:
     """Rebuild the resolver's part of each entity from its remaining mentions; how many were rebuilt."""
-    rows = await tx.run("queries/entity_mentions_remaining", ids=sorted(set(entity_ids)))
+    rows = await tx.run("entities/mentions_remaining", ids=sorted(set(entity_ids)))
     entities = []
     for row in rows:
         mentions = row["mentions"]
@@ -70,5 +70,5 @@ async def rebuild(tx: Tx, namespace: str, entity_ids: Iterable[str], settings: D
             "names": sorted({*entity.aliases, *entity.names}) if entity else [],
         })
     if entities:
-        await tx.run("queries/entity_rebuild", entities=entities)
+        await tx.run("entities/rebuild", entities=entities)
     return len(entities)

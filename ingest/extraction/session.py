@@ -44,12 +44,12 @@ class CachedExtractor:
 
     async def answer(self, chunk: ChunkInput) -> tuple[SessionAnswer, Usage]:
         key = answer_key(chunk, self.model, SESSION.version)
-        rows = await self.store.read("queries/session_answer_get", namespace=chunk.namespace,
+        rows = await self.store.read("sessions/answer_get", namespace=chunk.namespace,
                                      session_id=chunk.session_id, key=key)
         if rows and rows[0]["answer"]:
             return SessionAnswer.model_validate_json(rows[0]["answer"], context=chunk.validation_context()), Usage()
         answer, usage = await self.inner.ask_chunk(chunk, SESSION)
-        await self.store.write("queries/session_answer_put", namespace=chunk.namespace, session_id=chunk.session_id,
+        await self.store.write("sessions/answer_put", namespace=chunk.namespace, session_id=chunk.session_id,
                                key=key, answer=json.dumps(answer.model_dump(mode="json")),
                                now=datetime.now(timezone.utc))
         return answer, usage

@@ -67,7 +67,7 @@ class SessionSummarizer:
         done: list[Summary] = []
         while True:
             rows = await self.store.read(
-                "queries/sessions_due", namespace=namespace, idle_before=now - timedelta(minutes=cfg.idle_minutes),
+                "sessions/due", namespace=namespace, idle_before=now - timedelta(minutes=cfg.idle_minutes),
                 every=cfg.summarize_every_messages, limit=DUE_PAGE,
             )
             for row in rows:
@@ -115,13 +115,13 @@ class SessionSummarizer:
                     ) -> tuple[list[dict[str, Any]], list[Summary]]:
         """In one transaction: close the session (when `close`), then its turns and its current summaries."""
         async def work(tx: Tx) -> tuple[list[dict[str, Any]], list[Summary]]:
-            if close and not await tx.run("queries/session_close", namespace=namespace, session_id=session_id,
+            if close and not await tx.run("sessions/close", namespace=namespace, session_id=session_id,
                                           now=now):
                 raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
-            rows = await tx.rows("queries/session_index_turns", namespace=namespace, session_id=session_id)
+            rows = await tx.rows("sessions/index_turns", namespace=namespace, session_id=session_id)
             if not rows:
                 return rows, []
-            current = await tx.rows("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+            current = await tx.rows("summaries/of_session", namespace=namespace, session_id=session_id,
                                     include_expired=False)
             return rows, [summary_from_props(r["summary"]) for r in current]
 
@@ -136,7 +136,7 @@ class SessionSummarizer:
         if found is None:
             return summary
         signals, quality = found
-        rows = await self.store.write("queries/summary_set_signals", namespace=namespace, id=summary.id,
+        rows = await self.store.write("summaries/set_signals", namespace=namespace, id=summary.id,
                                       signals=signals.model_dump_json(), quality=quality)
         return summary_from_props(rows[0]["summary"]) if rows else summary
 
@@ -146,7 +146,7 @@ class SessionSummarizer:
         if not open_ or self.interim is self.summarizer:
             return self.summarizer
         every = self.settings.session.llm_summary_every_messages
-        rows = await self.store.read("queries/summaries_of_session", namespace=namespace, session_id=session_id,
+        rows = await self.store.read("summaries/of_session", namespace=namespace, session_id=session_id,
                                      include_expired=True)
         done = [summary_from_props(r["summary"]) for r in rows]
         last = max((s.message_range[1] for s in done if s.slot == SESSION_SLOT and s.model != OFFLINE_MODEL),
@@ -169,7 +169,7 @@ class SessionSummarizer:
         size = self.settings.ingest.batch_size
         for start in range(0, len(changed), size):
             page = changed[start : start + size]
-            written = revisions(await self.store.write("queries/turns_set_context", model=self.embedder.name,
+            written = revisions(await self.store.write("turns/set_context", model=self.embedder.name,
                                                        rows=page))
             if self.sink is not None:
                 for (namespace, session_id), revision in written.items():
@@ -197,8 +197,8 @@ class SessionSummarizer:
         prefix = "sum-" + hashlib.sha256(f"{namespace}\x1f{session_id}\x1f{slot}".encode()).hexdigest()[:20]
 
         async def work(tx: Tx) -> dict[str, Any]:
-            await tx.run("queries/summary_session_lock", namespace=namespace, session_id=session_id)
-            rows = await tx.run("queries/summary_replace", namespace=namespace, session_id=session_id, props=props,
+            await tx.run("summaries/session_lock", namespace=namespace, session_id=session_id)
+            rows = await tx.run("summaries/replace", namespace=namespace, session_id=session_id, props=props,
                                 id_prefix=prefix, children=children, embedding=vector, now=now)
             if done is not None:
                 await done.write(tx, rows[0]["summary"]["version"])
@@ -225,11 +225,11 @@ class _Done:
 
     async def write(self, tx: Tx, version: int) -> None:
         if self.meter.calls:
-            await tx.run("queries/session_add_llm_usage", namespace=self.namespace, session_id=self.session_id,
+            await tx.run("sessions/add_llm_usage", namespace=self.namespace, session_id=self.session_id,
                          **self.meter.totals())
-        await tx.run("queries/summaries_expire_slots", namespace=self.namespace, session_id=self.session_id,
+        await tx.run("summaries/expire_slots", namespace=self.namespace, session_id=self.session_id,
                      keep=sorted(self.kept), now=self.now)
-        await tx.run("queries/session_mark_summarized", namespace=self.namespace, session_id=self.session_id,
+        await tx.run("sessions/mark_summarized", namespace=self.namespace, session_id=self.session_id,
                      count=len(self.turns), now=self.now, version=version,
                      speakers=sorted({t.speaker for t in self.turns if t.speaker}))
         self.written = True

@@ -65,7 +65,7 @@ def migrate() -> None:
 
     async def go() -> None:
         async with AsyncMemory() as memory:
-            rows = await memory.store.read("queries/migration_applied")
+            rows = await memory.store.read("database/migration_applied")
         console.print(f"{len(rows)} migrations applied: " + ", ".join(sorted(r["id"] for r in rows)))
 
     run(go())
@@ -84,9 +84,9 @@ def status() -> None:
             raise typer.Exit(1)
         store = await Store.connect(settings)
         try:
-            counts = await store.read("queries/status_counts")
-            indexes = await store.read("queries/status_indexes")
-            space = await store.read("queries/embedding_space_get")
+            counts = await store.read("database/status_counts")
+            indexes = await store.read("database/status_indexes")
+            space = await store.read("database/embedding_space_get")
         finally:
             await store.close()
         console.print(f"database {settings.neo4j.database} at {settings.neo4j.uri or _local().bolt_uri}")

@@ -42,7 +42,7 @@ async def existing_namespace(request: Request, namespace: str = Depends(scoped_n
     """For reads: 404 when the namespace holds nothing, rather than an empty answer to a typo."""
     known: set[str] = request.app.state.known_namespaces
     if namespace not in known:
-        rows = await memory_of(request).store.read("queries/namespace_exists", namespace=namespace)
+        rows = await memory_of(request).store.read("namespaces/exists", namespace=namespace)
         if not rows[0]["exists"]:
             raise HTTPException(404, [{"field": "namespace", "message": f"namespace {namespace!r} holds no data"}])
         known.add(namespace)

@@ -3,7 +3,7 @@
 Families: requests by route template and status, the event loop's lag, job queue depth by kind
 and status (read from the database at each scrape), job runs by kind and outcome, LLM calls and
 tokens by purpose, embedder latency by kind (query, batch), and Neo4j latency by the statement's
-`cypher/` file name. The foundation reports the last four through `kg.core.telemetry`. No label ever holds a namespace
+`cypher/` file name. The foundation reports the last four through `kg.core.telemetry.hooks`. No label ever holds a namespace
 or user text: a route is its template (`/v1/namespaces/{namespace}/search`), not its path.
 """
 
@@ -52,7 +52,7 @@ class Metrics:
         self.depth = Gauge("kg_job_queue_depth", "Jobs in the queue by kind and status", ["kind", "status"],
                            registry=r)
 
-    # -- kg.core.telemetry.Observer ---------------------------------------------------------
+    # -- kg.core.telemetry.hooks.Observer ---------------------------------------------------------
     def statement(self, name: str, seconds: float) -> None:
         self.statements.labels(name).observe(seconds)
 
@@ -85,7 +85,7 @@ class Metrics:
             self.loop_lag.observe(max(0.0, loop.time() - at - LAG_EVERY_S))
 
     async def scrape(self, store: "Store") -> bytes:
-        rows = await store.read("queries/jobs_depth")
+        rows = await store.read("jobs/depth")
         self.depth.clear()
         for row in rows:
             self.depth.labels(row["kind"], row["status"]).set(row["jobs"])

@@ -27,7 +27,7 @@ async def ready(request: Request) -> Any:
     try:
         await memory.store.ping(timeout_s=0.8)
         checks["database"] = "up"
-        applied = {r["id"] for r in await memory.store.read("queries/migration_applied")}
+        applied = {r["id"] for r in await memory.store.read("database/migration_applied")}
         pending = [m for m in cypher.migrations() if m not in applied]
         checks["migrations"] = "applied" if not pending else f"{len(pending)} pending"
     except Exception as exc:  # noqa: BLE001 - any failure to answer is "not ready", named below
@@ -45,7 +45,7 @@ async def ready(request: Request) -> Any:
 
 def _server(request: Request) -> dict[str, Any]:
     """The database as the store found it on connecting (version, edition, Cypher versions, the
-    statements it runs: kg.core.capabilities) and, for the managed local server, the Java it runs on,
+    statements it runs: kg.core.store.capabilities) and, for the managed local server, the Java it runs on,
     where that Java came from and why."""
     settings = request.app.state.settings
     server: dict[str, Any] = memory_of(request).store.capabilities.as_dict()

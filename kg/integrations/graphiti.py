@@ -166,7 +166,7 @@ async def _import_episodes(memory: AsyncMemory, episodes: list[EpisodicNode], na
     report.episodes = len(episodes)
     ingested = await memory.ingest(messages)
     report.turns_written, report.turns_existing = ingested.written, ingested.existing
-    rows = await memory.store.read("queries/turns_by_external_id", namespace=namespace,
+    rows = await memory.store.read("turns/by_external_id", namespace=namespace,
                                    external_ids=[m.external_id for m in messages])
     turns: dict[str, list[str]] = {}
     for row in rows:
@@ -191,7 +191,7 @@ async def _import_entities(memory: AsyncMemory, entities: list[EntityNode], name
                      "type": types[node.uuid], "summary": node.summary or None, "uuid": node.uuid,
                      "created_at": as_utc(node.created_at)})
     if rows:
-        await memory.store.write("queries/graphiti_entities_merge", namespace=namespace, entities=rows)
+        await memory.store.write("import/graphiti_entities_merge", namespace=namespace, entities=rows)
     report.entities = len({r["id"] for r in rows})
     return types
 
@@ -210,7 +210,7 @@ async def _import_edges(memory: AsyncMemory, edges: list[EntityEdge], entities: 
         if edge.invalid_at is not None or edge.expired_at is not None:
             events.append((as_utc(edge.expired_at or edge.created_at), 1, edge))
     report.edges = len({e.uuid for _, _, e in events})
-    rows = await memory.store.read("queries/graphiti_events_imported", namespace=namespace)
+    rows = await memory.store.read("import/graphiti_events_imported", namespace=namespace)
     done = {(r["subject_key"], r["predicate"], r["op"], r["object_value"], native(r["recorded_at"]))
             for r in rows}
     for recorded_at, retract, edge in sorted(events, key=lambda ev: (ev[0], ev[1], ev[2].uuid)):

@@ -63,7 +63,7 @@ async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
     done = 0
     while True:
         rows = await engine.store.read(
-            "queries/job_turns_unembedded", namespace=run.namespace, limit=engine.settings.ingest.batch_size
+            "jobs/turns_unembedded", namespace=run.namespace, limit=engine.settings.ingest.batch_size
         )
         if not rows:
             return {"embedded": done}
@@ -71,7 +71,7 @@ async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
         keyed = await embed_keys(engine.embedder, keys, engine.settings.ingest,
                                  lambda texts: embed_async(engine.embedder, texts))
         await engine.store.write(
-            "queries/turns_set_embedding", model=engine.embedder.name,
+            "turns/set_embedding", model=engine.embedder.name,
             rows=[{"id": r["id"], "embedding": kv.vector, "passages": kv.passages, "text": key}
                   for r, key, kv in zip(rows, keys, keyed)],
         )
@@ -193,7 +193,7 @@ async def expire_store_items(store: Store, namespace: str | None) -> int:
     transaction; the number deleted. The job below runs it, and so does `KgStore`'s own sweeper."""
     deleted = 0
     while True:
-        [row] = await store.write("queries/store_items_expire", namespace=namespace, limit=EXPIRE_PAGE)
+        [row] = await store.write("store_items/expire", namespace=namespace, limit=EXPIRE_PAGE)
         deleted += row["deleted"]
         if row["deleted"] < EXPIRE_PAGE:
             return deleted
@@ -211,8 +211,8 @@ register(JobKind("extract_session", extract_session,
                  "post-session extraction of one session, kept on the job (no graph writes)"))
 register(JobKind("summarize_due", summarize_due, "summarize a namespace's due sessions (idle, closed or grown)"))
 register(JobKind("summarize_session", summarize_session, "summarize one session again (reindex)",
-                 stale_query="queries/job_summaries_stale", stale_params=summary_versions))
+                 stale_query="jobs/summaries_stale", stale_params=summary_versions))
 register(JobKind("expire_store_items", expire_store_items_job,
                  "delete a namespace's LangGraph store items past their TTL"))
 register(JobKind("index_session", index_session, "post-session indexing of one session, resumable per chunk",
-                 stale_query="queries/job_extractions_stale", stale_params=extraction_version))
+                 stale_query="jobs/extractions_stale", stale_params=extraction_version))

@@ -106,7 +106,7 @@ class JobQueue:
         `rerun` (and, with `done_before`, only if it finished before then). Returns it and
         whether work was queued by this call."""
         rows = await self.store.write(
-            "queries/job_enqueue", id=job_id(kind, namespace, target), kind=kind, namespace=namespace,
+            "jobs/enqueue", id=job_id(kind, namespace, target), kind=kind, namespace=namespace,
             target=target, params=_json(params or {}), rerun=rerun, done_before=done_before,
         )
         job = Job.from_node(rows[0]["job"])
@@ -116,7 +116,7 @@ class JobQueue:
     # -- consuming ----------------------------------------------------------------------------
     async def claim(self, worker: str, kinds: Iterable[str], namespace: str | None = None) -> JobRun | None:
         rows = await self.store.write(
-            "queries/job_claim", worker=worker, kinds=sorted(kinds), namespace=namespace, lease_ms=self._lease_ms
+            "jobs/claim", worker=worker, kinds=sorted(kinds), namespace=namespace, lease_ms=self._lease_ms
         )
         if not rows:
             return None
@@ -124,12 +124,12 @@ class JobQueue:
         return JobRun(self, Job.from_node(props), props["claim"])
 
     async def heartbeat(self, run: JobRun) -> bool:
-        rows = await self.store.write("queries/job_heartbeat", id=run.job.id, claim=run.claim, lease_ms=self._lease_ms)
+        rows = await self.store.write("jobs/heartbeat", id=run.job.id, claim=run.claim, lease_ms=self._lease_ms)
         return bool(rows)
 
     async def save_passes(self, run: JobRun) -> None:
         rows = await self.store.write(
-            "queries/job_save_passes", id=run.job.id, claim=run.claim, pass_outputs=_json(run.passes),
+            "jobs/save_passes", id=run.job.id, claim=run.claim, pass_outputs=_json(run.passes),
             lease_ms=self._lease_ms,
         )
         if not rows:
@@ -138,7 +138,7 @@ class JobQueue:
     async def complete(self, run: JobRun, outputs: dict[str, Any] | None = None) -> Job:
         run.passes.update(to_jsonable_python(outputs or {}))
         rows = await self.store.write(
-            "queries/job_complete", id=run.job.id, claim=run.claim, pass_outputs=_json(run.passes)
+            "jobs/complete", id=run.job.id, claim=run.claim, pass_outputs=_json(run.passes)
         )
         if not rows:
             raise LeaseLost(f"job {run.job.id} was reclaimed before it could finish")
@@ -150,7 +150,7 @@ class JobQueue:
         delay = 0.0 if dead else backoff_s(self.settings, run.job.attempts)
         message = f"{type(error).__name__}: {error}"[:MAX_ERROR_CHARS]
         rows = await self.store.write(
-            "queries/job_fail", id=run.job.id, claim=run.claim, dead=dead, error=message,
+            "jobs/fail", id=run.job.id, claim=run.claim, dead=dead, error=message,
             pass_outputs=_json(run.passes), delay_ms=int(delay * 1000),
         )
         if not rows:
@@ -159,7 +159,7 @@ class JobQueue:
 
     async def supersede(self, run: JobRun, reason: BaseException) -> Job:
         """End a job whose target is gone (`JobSuperseded`): status `superseded`, the reason kept."""
-        rows = await self.store.write("queries/job_supersede", id=run.job.id, claim=run.claim,
+        rows = await self.store.write("jobs/supersede", id=run.job.id, claim=run.claim,
                                       reason=str(reason)[:MAX_ERROR_CHARS], pass_outputs=_json(run.passes))
         if not rows:
             raise LeaseLost(f"job {run.job.id} was reclaimed before it could end")
@@ -167,28 +167,28 @@ class JobQueue:
 
     async def reap(self) -> list[dict[str, Any]]:
         """Return running jobs with an expired lease to the queue (or the dead letters)."""
-        return await self.store.write("queries/job_reap", max_attempts=self.settings.max_attempts)
+        return await self.store.write("jobs/reap", max_attempts=self.settings.max_attempts)
 
     async def pending(self, kinds: Iterable[str], namespace: str | None = None) -> tuple[int, datetime | None]:
-        row = (await self.store.read("queries/jobs_pending", kinds=sorted(kinds), namespace=namespace))[0]
+        row = (await self.store.read("jobs/pending", kinds=sorted(kinds), namespace=namespace))[0]
         next_at = native(row["next_at"])
         return row["pending"], next_at
 
     # -- operating ----------------------------------------------------------------------------
     async def get(self, id: str) -> Job | None:
-        rows = await self.store.read("queries/job_get", id=id)
+        rows = await self.store.read("jobs/get", id=id)
         return Job.from_node(rows[0]["job"]) if rows else None
 
     async def list(
         self, status: str | None = None, kind: str | None = None, namespace: str | None = None, limit: int = 50
     ) -> list[Job]:
-        rows = await self.store.read("queries/jobs_list", status=status, kind=kind, namespace=namespace, limit=limit)
+        rows = await self.store.read("jobs/list", status=status, kind=kind, namespace=namespace, limit=limit)
         return [Job.from_node(r["job"]) for r in rows]
 
     async def retry(self, id: str) -> Job | None:
         """Queue a dead, waiting or done job to run now with fresh attempts (None: no such job,
         or it is running)."""
-        rows = await self.store.write("queries/job_retry", id=id)
+        rows = await self.store.write("jobs/retry", id=id)
         return Job.from_node(rows[0]["job"]) if rows else None
 
     async def purge(
@@ -196,6 +196,6 @@ class JobQueue:
     ) -> int:
         before = datetime.now(timezone.utc) - older_than
         rows = await self.store.write(
-            "queries/jobs_purge", statuses=list(statuses), before=before, namespace=namespace
+            "jobs/purge", statuses=list(statuses), before=before, namespace=namespace
         )
         return rows[0]["deleted"] if rows else 0

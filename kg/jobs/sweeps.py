@@ -31,7 +31,7 @@ SCHEDULES: tuple[str, ...] = ("summarize", "index", "reindex", "corrections", "e
 async def embeddings_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Namespaces with turns stored without an embedding get an `embed_backfill` job."""
     queued, seen = 0, datetime.now(timezone.utc)
-    for row in await engine.store.read("queries/job_namespaces_unembedded", namespace=namespace):
+    for row in await engine.store.read("jobs/namespaces_unembedded", namespace=namespace):
         queued += (await queue.enqueue("embed_backfill", row["namespace"], "turns", rerun=True, done_before=seen))[1]
     return queued
 
@@ -40,7 +40,7 @@ async def corrections_sweep(engine: Engine, queue: JobQueue, due: datetime | Non
     """Every namespace with corrections gets its `maintain_corrections` job for this night."""
     night = (due or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M")
     queued = 0
-    for row in await engine.store.read("queries/job_correction_namespaces", namespace=namespace):
+    for row in await engine.store.read("jobs/correction_namespaces", namespace=namespace):
         queued += (await queue.enqueue("maintain_corrections", row["namespace"], night))[1]
     return queued
 
@@ -67,7 +67,7 @@ async def reindex(
         if stale:
             rows = await engine.store.read(kind.stale_query, **filters, **(await kind.stale_params(engine)))
         else:
-            rows = await engine.store.read("queries/job_sessions_select", **filters)
+            rows = await engine.store.read("jobs/sessions_select", **filters)
         counts[kind.name] = 0
         for row in rows:
             params = {"reason": "stale" if stale else "requested"}
@@ -85,7 +85,7 @@ async def summarize_sweep(engine: Engine, queue: JobQueue, due: datetime | None,
     `summarize_every_messages`) get a `summarize_due` job."""
     cfg, seen = engine.settings.session, datetime.now(timezone.utc)
     idle_before = seen - timedelta(minutes=cfg.idle_minutes)
-    rows = await engine.store.read("queries/sessions_due", namespace=namespace, idle_before=idle_before,
+    rows = await engine.store.read("sessions/due", namespace=namespace, idle_before=idle_before,
                                    every=cfg.summarize_every_messages, limit=100_000)
     queued = 0
     for due_namespace in sorted({r["namespace"] for r in rows}):
@@ -100,7 +100,7 @@ async def index_sweep(engine: Engine, queue: JobQueue, due: datetime | None, nam
 
     cfg, seen = engine.settings, datetime.now(timezone.utc)
     rows = await engine.store.read(
-        "queries/sessions_pending_index", namespace=namespace,
+        "sessions/pending_index", namespace=namespace,
         idle_before=seen - timedelta(minutes=cfg.session.idle_minutes),
         version=(await extraction_version(engine))["version"], max_failures=cfg.memory.indexing.max_failures,
         limit=100_000)
@@ -113,7 +113,7 @@ async def index_sweep(engine: Engine, queue: JobQueue, due: datetime | None, nam
 async def store_ttl_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
     """Namespaces with LangGraph store items past their TTL get an `expire_store_items` job."""
     queued, seen = 0, datetime.now(timezone.utc)
-    for row in await engine.store.read("queries/job_store_namespaces_expired", namespace=namespace):
+    for row in await engine.store.read("jobs/store_namespaces_expired", namespace=namespace):
         queued += (await queue.enqueue("expire_store_items", row["namespace"], "store_items", rerun=True,
                                        done_before=seen))[1]
     return queued

@@ -2,7 +2,7 @@
 
 `drain` runs until nothing is claimable (what `kg jobs run-once` and tests use); `run_forever`
 polls until told to stop (what `kg serve` runs). Several processes can run workers against one
-database: claims are serialized in Neo4j (see `cypher/queries/job_claim.cypher`). If the database
+database: claims are serialized in Neo4j (see `cypher/jobs/claim.cypher`). If the database
 goes away, a worker keeps retrying with a growing pause; its job's lease then expires and the job
 returns to the queue, to resume from its last saved pass.
 """

@@ -146,7 +146,7 @@ class Door:
         """`check`, and for reads (`existing`) a namespace that holds something."""
         memory = await self.check(ctx, namespace)
         if existing:
-            rows = await memory.store.read("queries/namespace_exists", namespace=namespace)
+            rows = await memory.store.read("namespaces/exists", namespace=namespace)
             if not rows[0]["exists"]:
                 raise ToolError(f"namespace {namespace!r} holds no data")
         return memory

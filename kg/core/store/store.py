@@ -134,10 +134,10 @@ class Store:
         return store
 
     async def probe_capabilities(self) -> Capabilities:
-        """Ask the server its version and edition, and whether it takes Cypher 25 (kg.core.store.capabilities)."""
-        components = await self.read("queries/server_components")
+        """Ask the server its version and edition, and whether it takes Cypher 25 (kg.core.capabilities)."""
+        components = await self.read("database/server_components")
         try:
-            await self.read("queries/server_cypher25")
+            await self.read("database/server_cypher25")
             takes_cypher25 = True
         except Neo4jError as exc:
             if unavailable(exc):
@@ -224,7 +224,7 @@ class Store:
         """One round trip, not retried: raises ServiceUnavailable when there is no answer in `timeout_s`."""
         async def once() -> None:
             async with self.driver.session(database=self.database) as session:
-                result = await session.run(cypher.load("queries/health"))
+                result = await session.run(cypher.load("database/health"))
                 await result.consume()
 
         try:
@@ -252,7 +252,7 @@ class Store:
 
     async def migrate_structure(self) -> list[str]:
         """Apply the numbered files of `cypher/migrations/` not yet recorded as `(:Migration)`."""
-        applied = {r["id"] for r in await self.read("queries/migration_applied")}
+        applied = {r["id"] for r in await self.read("database/migration_applied")}
         done: list[str] = []
         for name in cypher.migrations():
             if name in applied:
@@ -262,14 +262,14 @@ class Store:
                 for statement in cypher.statements(name):
                     await (await session.run(statement)).consume()
             checksum = hashlib.sha256(cypher.load(name).encode()).hexdigest()[:16]
-            await self.write("queries/migration_record", id=name, checksum=checksum)
+            await self.write("database/migration_record", id=name, checksum=checksum)
             done.append(name)
         return done
 
     async def check_embedding_space(self, embedder_name: str, dim: int) -> None:
-        rows = await self.read("queries/embedding_space_get")
+        rows = await self.read("database/embedding_space_get")
         if not rows:
-            await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+            await self.write("database/embedding_space_set", model=embedder_name, dim=dim)
             return
         stored = rows[0]
         if stored["model"] != embedder_name or stored["dim"] != dim:
@@ -287,7 +287,7 @@ class Store:
     async def ensure_fallback_space(self, embedder_name: str, dim: int) -> None:
         """The fallback embedder's index, sized for it. Its vectors are of one model: another fallback
         model is refused while any of the first one's vectors is left (`kg reembed` replaces them)."""
-        stored = (await self.read("queries/fallback_space_get"))[0]
+        stored = (await self.read("database/fallback_space_get"))[0]
         if (stored["model"], stored["dim"]) != (embedder_name, dim):
             if stored["vectors"]:
                 raise EmbedderMismatch(
@@ -297,7 +297,7 @@ class Store:
             if stored["dim"] is not None and stored["dim"] != dim:
                 for statement in cypher.statements("schema/drop_fallback_vector_indexes"):
                     await self.driver.execute_query(statement, database_=self.database)
-            await self.write("queries/fallback_space_set", model=embedder_name, dim=dim)
+            await self.write("database/fallback_space_set", model=embedder_name, dim=dim)
         for statement in cypher.statements("schema/fallback_vector_indexes"):
             await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
@@ -309,7 +309,7 @@ class Store:
     async def rebuild_vector_indexes(self, embedder_name: str, dim: int) -> None:
         """After a re-embed: record the new embedding space and build its indexes."""
         await self.drop_vector_indexes()
-        await self.write("queries/embedding_space_set", model=embedder_name, dim=dim)
+        await self.write("database/embedding_space_set", model=embedder_name, dim=dim)
         await self.ensure_vector_indexes(dim)
 
 

@@ -3,7 +3,7 @@
 `KgStore` hands over a deduplicated batch with its vectors already made. As in LangGraph's own
 stores, the reads (gets, searches, namespace listings) see the store as it was before the batch,
 then the reads refresh the TTL of what they returned (`refresh_ttl`), then the writes (puts,
-deletes) apply. Statements: `cypher/queries/store_*.cypher`. Values are kept as JSON strings, so
+deletes) apply. Statements: `cypher/store_items/*.cypher`. Values are kept as JSON strings, so
 filters are matched here, on the decoded value, never spliced into a query.
 """
 
@@ -58,7 +58,7 @@ async def _run(tx: Tx, batch: Batch) -> list[Result]:
     touched: list[str] = []  # items read with refresh_ttl
     gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
     if gets:
-        rows = await tx.run("queries/store_items_get", ids=[item_id(ns, op.namespace, op.key) for _, op in gets],
+        rows = await tx.run("store_items/get", ids=[item_id(ns, op.namespace, op.key) for _, op in gets],
                             omit_expired=batch.omit_expired)
         found = {r["id"]: r for r in rows if r["value"] is not None}  # None: deleted while it was read
         for i, op in gets:
@@ -68,7 +68,7 @@ async def _run(tx: Tx, batch: Batch) -> list[Result]:
                 touched.append(row["id"])
     for i, search in enumerate(ops):
         if isinstance(search, SearchOp):
-            rows = await tx.run("queries/store_items_under", namespace=ns, prefix=list(search.namespace_prefix),
+            rows = await tx.run("store_items/under", namespace=ns, prefix=list(search.namespace_prefix),
                                 vector=batch.queries.get(i), omit_expired=batch.omit_expired)
             page = _page(rows, search)
             results[i] = [_search_item(r) for r in page]
@@ -76,19 +76,19 @@ async def _run(tx: Tx, batch: Batch) -> list[Result]:
                 touched.extend(r["id"] for r in page if r["ttl_ms"] is not None)
     lists = [(i, op) for i, op in enumerate(ops) if isinstance(op, ListNamespacesOp)]
     if lists:
-        rows = await tx.run("queries/store_namespaces", namespace=ns, omit_expired=batch.omit_expired)
+        rows = await tx.run("store_items/namespaces", namespace=ns, omit_expired=batch.omit_expired)
         paths = [tuple(r["path"]) for r in rows]
         for i, listing in lists:
             results[i] = list_namespaces(paths, listing)
     if touched:
-        await tx.run("queries/store_items_touch", ids=touched)
+        await tx.run("store_items/touch", ids=touched)
     puts = [(i, op) for i, op in enumerate(ops) if isinstance(op, PutOp)]
     gone = [item_id(ns, op.namespace, op.key) for _, op in puts if op.value is None]
     if gone:
-        await tx.run("queries/store_items_delete", ids=gone)
+        await tx.run("store_items/delete", ids=gone)
     items = [_row(batch, i, op) for i, op in puts if op.value is not None]
     if items:
-        await tx.run("queries/store_items_put", namespace=ns, items=items)
+        await tx.run("store_items/put", namespace=ns, items=items)
     return results
 
 

@@ -3,7 +3,7 @@
 // a message bridged two sessions. The node kept is the one already named $target, else the earliest;
 // the others' turns, summaries and corrections move to it and they are deleted, their current
 // summaries expired (they described part of the session). Every node that names a merged session by
-// id follows. session_renumber then rebuilds the turn order.
+// id follows. sessions/renumber then rebuilds the turn order.
 MATCH (s:Session {namespace: $namespace}) WHERE s.id IN $sources
 WITH s ORDER BY CASE WHEN s.id = $target THEN 0 ELSE 1 END, s.started_at
 WITH collect(s) AS found

@@ -1,4 +1,4 @@
-// Take the write lock of one subject+relationship type (no row: run relation_slot_ensure first),
+// Take the write lock of one subject+relationship type (no row: run relationships/slot_ensure first),
 // then read what the planner needs: the subject's edges of this type believed now, and every event
 // of the slot. Only this subject and type: supersession never looks at other entities' edges.
 MATCH (s:RelationSlot {namespace: $namespace, subject_id: $subject_id, relation: $relation})-[lock:ABOUT]->(a:Entity)

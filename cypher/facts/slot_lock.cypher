@@ -1,4 +1,4 @@
-// Take the write lock of one subject+predicate (no row: run fact_slot_ensure first), then read
+// Take the write lock of one subject+predicate (no row: run facts/slot_ensure first), then read
 // what the planner needs: the fact versions believed now and every event recorded so far.
 // Writers of the slot queue on the SET until the holder commits, so none plans from records
 // another is about to change. The lock is the slot's ABOUT relationship, not the slot node: a

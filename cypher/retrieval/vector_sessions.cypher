@@ -1,5 +1,5 @@
 // Stage 2 of two-stage retrieval on large namespaces: exact cosine inside the chosen sessions (on its own
-// key a long turn scores its best part, as in retrieval_vector_exact).
+// key a long turn scores its best part, as in retrieval/vector_exact).
 // One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score, follows_question,
 // role, text, external_id, embedding_model, attachment_kinds, attachment_captions, attachment_urls, trust] in
 // rank order: the final turns all come from these sessions, so most need no separate hydration.

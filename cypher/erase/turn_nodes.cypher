@@ -2,7 +2,7 @@
 // session (they were made from it; the session is summarized again after), the jobs on the session
 // (their saved passes hold extracted text), and the session's context keys (they quote their
 // neighbours: made again with the summary). Then the session's turns are numbered again
-// (session_renumber) and its summary bookkeeping is reset, so the session is due again.
+// (sessions/renumber) and its summary bookkeeping is reset, so the session is due again.
 MATCH (s:Session {namespace: $namespace, id: $session_id})-[:HAS_TURN]->(t:Turn {id: $turn_id})
 CALL (s) {
   OPTIONAL MATCH (m:Summary)-[:SUMMARIZES]->(s)

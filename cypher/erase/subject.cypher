@@ -1,6 +1,6 @@
 // Everything held about one subject (entities of that key): the facts and events of its slots and
 // the slots, the facts that have it as their object with the events asserting that value, and its
-// relationships (their events went with erase_subject_relations). Returns the counts, the other
+// relationships (their events went with erase/subject_relations). Returns the counts, the other
 // entities touched (for the orphan check) and the other subjects' fact slots that lost the events
 // asserting it as their value: they are replayed next (a value it had superseded holds again).
 MATCH (e:Entity {namespace: $namespace, key: $key})

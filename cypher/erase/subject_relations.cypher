@@ -1,6 +1,6 @@
 // A subject erase, relationships first: the subject's own relationship slots with their events, and
 // the events of other subjects' slots that name it as the object (those slots are replayed next:
-// a target it had replaced holds again). The edges both ways go with erase_subject.
+// a target it had replaced holds again). The edges both ways go with erase/subject.
 MATCH (e:Entity {namespace: $namespace, key: $key})
 WITH collect(e) AS subjects, collect(e.id) AS ids
 CALL (subjects) {

@@ -1,8 +1,8 @@
 // New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector, in
-// fallback_embedding when the fallback embedder made it (row.fallback: kg.core.embedding_fallback).
+// fallback_embedding when the fallback embedder made it (row.fallback: kg.core.embedders.fallback).
 // key_text is what was embedded and what the turn_key_text fulltext index holds (ingest.turn_keys); a long
 // key's later parts' vectors are passage_embeddings, end to end in one float32 list (none for a key of one part).
-// Each session's vector revision moves on once (see turns_set_embedding).
+// Each session's vector revision moves on once (see turns/set_embedding).
 CALL {
   UNWIND $turns AS row
   WITH DISTINCT row.namespace AS namespace, row.session_id AS session_id

@@ -1,6 +1,6 @@
 // Resolved entities of one batch. New ones are CREATEd: two resolvers picking one id collide
 // on the entity_id constraint and the loser retries. Existing and adopted ones are updated.
-// Keys and identifiers gained are linked; vectors go through entity_names_write.
+// Keys and identifiers gained are linked; vectors go through entities/names_write.
 UNWIND $entities AS row
 CALL (row) {
   WITH row WHERE row.create

@@ -1,5 +1,5 @@
 // One page of the relationships between two nodes of a namespace for `kg export`, in element-id
-// order from the cursor $after; $only and $skip_labels as in export_nodes.
+// order from the cursor $after; $only and $skip_labels as in export/nodes.
 MATCH (a)-[r]->(b)
 WHERE a.namespace = $namespace AND b.namespace = $namespace AND elementId(r) > $after
   AND ($only IS NULL OR (elementId(a) IN $only AND elementId(b) IN $only))
