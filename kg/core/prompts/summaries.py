@@ -1,5 +1,6 @@
 """The summary prompts: turns (`summarize-v1`) or part summaries (`rollup-v1`) to chat messages,
-answered by a `SummaryDraft`. The extraction backends run them
+answered by a `SummaryDraft` (defined here, with `Part`: a summary of a run of turns, what a rollup
+reads, dressed as a chunk by `parts_chunk`). The extraction backends run them
 (`kg.ingest.extraction.llm.extractor_for(settings, prompt=...)`); the version is stored on every
 summary. Closed sessions are summarized by the session call instead (`session-v1`).
 """
