@@ -31,7 +31,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kg.ingest.extraction.chunking import turn_tokens
-from kg.ingest.extraction.models import ChunkTurn
+from kg.core.prompts.extraction import ChunkTurn
 from kg.core.settings.tree import Settings
 from kg.core.llm.usage import metering
 from kg.memory import AsyncMemory

@@ -28,9 +28,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from kg.ingest.extraction.models import ChunkTurn
+from kg.core.prompts.extraction import ChunkTurn
 from kg.ingest.loaders import Rejected, read_locomo
-from kg.ingest.summaries.models import Part, SummaryDraft
+from kg.core.prompts.summaries import Part, SummaryDraft
 from kg import AsyncMemory, load_settings
 
 TURN_KS = (1, 5, 10, 20)

@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from kg.ingest.extraction.chunking import chunks_for, merge
 from kg.ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
-from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn, ExtractionResult
 from kg.ingest.session_graph import Provenance, SessionGraphWriter, Written
 from kg.core.settings.tree import Settings
 from kg.core.models.indexing import IndexReport, SessionIndexReport

@@ -7,7 +7,7 @@
   NOOP for an incoming correction against its neighbours, as a `Verdict`.
 - `LLMClusterLabeler` (`cluster-label-v1`): a short name for a cluster of corrections.
 
-Each asks its versioned prompt (`kg.ingest.prompts.judges`) through `kg.core.llm.asker.LLMAsker`:
+Each asks its versioned prompt (`kg.core.prompts.judges`, from the registry) through `kg.core.llm.asker.LLMAsker`:
 the one transport with its retries, redaction and usage meter. Any failure logs a warning (no keys:
 reasons are redacted) and returns None, so the deterministic behaviour decides and no write is lost.
 `llm_hooks(settings)` makes all three when `[memory.indexing] backend` resolves to an LLM service, by
@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kg.ingest.corrections.policy import Candidate, Neighbour, Verdict
-from kg.ingest.prompts.judges import CLUSTER_LABEL, CORRECTION_AUDN, PREDICATE_CONTRADICTION
 from kg.ingest.temporal import Cardinality
 from kg.core.settings.tree import Settings
 from kg.core.llm.transport import LLMTransport, service_for
 from kg.core.llm.asker import LLMAsker, Prompt
+from kg.core.prompts import registry
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class LLMPredicateResolver(_Judge):
     """`PredicateResolver`: "one" for this write when the new value contradicts a current one."""
 
     def __init__(self, shared: _SharedTransport) -> None:
-        super().__init__(shared, PREDICATE_CONTRADICTION)
+        super().__init__(shared, registry.prompt("predicate-contradiction"))
 
     async def cardinality(self, namespace: str, predicate: str, *, subject: str = "", new_value: str = "",
                           current_values: Sequence[str] = ()) -> Cardinality | None:
@@ -60,7 +60,7 @@ class LLMCorrectionJudge(_Judge):
     """`CorrectionJudge`: AUDN by the LLM; None (the policy decides) without neighbours or on failure."""
 
     def __init__(self, shared: _SharedTransport) -> None:
-        super().__init__(shared, CORRECTION_AUDN)
+        super().__init__(shared, registry.prompt("correction-audn"))
 
     async def judge(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Verdict | None:
         if not neighbours:
@@ -86,7 +86,7 @@ class LLMClusterLabeler(_Judge):
     """`ClusterLabeler`: the LLM's label; None (keyphrases) on failure or a blank answer."""
 
     def __init__(self, shared: _SharedTransport) -> None:
-        super().__init__(shared, CLUSTER_LABEL)
+        super().__init__(shared, registry.prompt("cluster-label"))
 
     async def label(self, rule_texts: Sequence[str]) -> str | None:
         answer = await self.ask(list(rule_texts)[:20], max_tokens=128)

@@ -28,7 +28,7 @@ from kg.ingest.dedup.model import Mention
 from kg.ingest.dedup.neo4j_resolver import GraphResolver, with_retries
 from kg.ingest.dedup.rebuild import rebuild
 from kg.ingest.extraction.chunking import fact_key, normalize
-from kg.ingest.extraction.models import ChunkTurn, ExtractedEntity, ExtractionResult
+from kg.core.prompts.extraction import ChunkTurn, ExtractedEntity, ExtractionResult
 from kg.ingest.facts import FactWriter
 from kg.ingest.reconcile import Asserted, event_ids, reason, stale
 from kg.ingest.relationships import RelationshipWriter

@@ -4,7 +4,8 @@ passage together.
     none           the fused order as it is (free)
     cross-encoder  a sentence-transformers `CrossEncoder`, local CPU (`CrossEncoderReranker`)
     voyage         the Voyage rerank API, one request per query (`VoyageReranker`)
-    llm            a listwise rerank by an LLM, one call per query (`LLMReranker`, prompt `rerank-v1` in `kg.ingest.prompts.rerank`)
+    llm            a listwise rerank by an LLM, one call per query (`LLMReranker`, prompt `rerank-v1` from the
+                   registry, `kg.core.prompts`, asked through the foundation's `LLMAsker`)
 
 A reranker only orders: `Reranker.order(query, passages)` gives passage indices, best first.
 `rerank()` applies one to a list of turn ids and falls back to the fused order, with a logged
@@ -21,8 +22,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
+from pydantic import SecretStr
+
+from kg.core.settings.tree import LLMService, Settings
 from kg.core.settings.memory import RerankSettings
-from kg.core.models.turns import Turn
+from kg.core.models import Turn
 from kg.core.extras import MissingExtra, require
 
 log = logging.getLogger(__name__)
@@ -154,8 +158,8 @@ class VoyageReranker:
 # -- llm (listwise) ------------------------------------------------------------------------------
 
 class StructuredAsker(Protocol):
-    """One structured LLM question (`kg.core.llm.asker.LLMAsker` with the `rerank-v1` prompt, given
-    by the engine): the answer, or None when it failed after its retries."""
+    """One structured LLM question (`kg.core.llm.asker.LLMAsker` with the `rerank-v1` prompt, built by
+    `llm_reranker`): the answer, or None when it failed after its retries."""
 
     prompt_version: str
 
@@ -184,11 +188,45 @@ class LLMReranker:
             await close()
 
 
+def llm_reranker(settings: Settings) -> Reranker | None:
+    """The LLM reranker: `rerank-v1` (from the prompt registry) through the foundation's `LLMAsker`
+    (the one transport: instructor, retries, redaction, the usage meter), on the service
+    `[memory.retrieval.rerank] llm_service` names or, by default, the one extraction uses
+    (`[memory.indexing] backend`). None (the fused order stays) when there is none."""
+    from kg.core.llm.transport import LLMTransport, service_for  # loads the LLM SDKs: only when asked for
+    from kg.core.llm.asker import LLMAsker
+    from kg.core.prompts import registry
+
+    rerank = settings.memory.retrieval.rerank
+    if rerank.llm_service is not None:
+        if rerank.llm_service not in settings.llm.services:
+            log.warning("memory.retrieval.rerank.llm_service = %r is not in [llm.services]: no rerank",
+                        rerank.llm_service)
+            return None
+        found: tuple[str, LLMService, SecretStr | None] | None = (
+            rerank.llm_service, settings.llm.services[rerank.llm_service], None)
+    else:
+        try:
+            found = service_for(settings)
+        except ValueError:  # an unknown backend: extraction reports it
+            found = None
+    if found is None:
+        log.warning("reranker 'llm' but extraction is offline and no llm_service is set: no rerank")
+        return None
+    name, service, key = found
+    try:
+        asker = LLMAsker(LLMTransport(name, service, api_key=key), registry.prompt("rerank"))
+    except ValueError as exc:  # no API key
+        log.warning("reranker 'llm' not available: %s", exc)
+        return None
+    return LLMReranker(asker, f"{name}:{service.model}", rerank.max_passage_chars)
+
+
 # -- from the settings ---------------------------------------------------------------------------
 
 def local_reranker(kind: str, settings: RerankSettings, voyage_key: str | None = None) -> Reranker | None:
     """The cross-encoder or Voyage reranker the settings describe; None for "none" and "llm" (the
-    LLM one needs the write path's client: the door builds it) or Voyage without a key."""
+    LLM one reads the whole settings: `llm_reranker`) or Voyage without a key."""
     if kind == "cross-encoder":
         return CrossEncoderReranker(settings.cross_encoder_model, settings.device)
     if kind == "voyage":

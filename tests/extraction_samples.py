@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.ingest.extraction.models import ChunkInput, ChunkTurn
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
 
 RECORDINGS = Path(__file__).parent / "recordings"
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from kg.ingest.extraction.chunking import chunks_for, estimate_tokens, merge, plan_chunks, turn_tokens
 from kg.ingest.extraction.extractor import Extractor, Usage
-from kg.ingest.extraction.models import (
+from kg.core.prompts.extraction import (
     QUOTE_MAX_CHARS,
     ChunkInput,
     ChunkTurn,
@@ -20,8 +20,8 @@ from kg.ingest.extraction.models import (
     ExtractionResult,
 )
 from kg.ingest.extraction.offline import OfflineExtractor, extract_offline
-from kg.ingest.prompts.extraction import EXTRACT, EXTRACT_V1, extract_v1
-from kg.ingest.prompts.registry import PROMPTS, prompt, versions
+from kg.core.prompts.extraction import EXTRACT, EXTRACT_V1, extract_v1
+from kg.core.prompts.registry import PROMPTS, prompt, versions
 from kg.core.settings.memory import IndexingSettings
 from tests.extraction_samples import T0, chunk, turns  # noqa: F401 - fixture
 
@@ -71,8 +71,29 @@ def test_the_registry_holds_every_prompt_once_by_its_name() -> None:
     assert len(PROMPTS) == 12 and len(set(versions().values())) == 12
     assert all(v == f"{name}-v1" for name, v in versions().items())
     assert {p.purpose for p in PROMPTS.values()} >= {"extraction", "session", "signals", "quality", "rerank"}
+    assert all(prompt(p.version) is p for p in PROMPTS.values())  # a stored version finds its prompt
     with pytest.raises(KeyError, match="known: adjudicate"):
         prompt("summarise")
+
+
+def test_callers_get_their_prompt_from_the_registry() -> None:
+    """The prompts live in the foundation (`kg.core.prompts`), for the write and the read path alike;
+    no caller outside it imports a prompt (a `Prompt` constant or its version string)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    constants = {n for p in PROMPTS.values() for n in (p.version.replace("-", "_").upper(),
+                                                      p.version.rsplit("-v", 1)[0].replace("-", "_").upper())}
+    found = []
+    for folder in ("kg", "ingest", "queries", "bench"):
+        for path in (root / folder).rglob("*.py"):
+            if "prompts" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kg.core.prompts"):
+                    found += [f"{path.relative_to(root)}: {a.name}" for a in node.names if a.name in constants]
+    assert found == []
 
 
 # --- chunking ------------------------------------------------------------------------------

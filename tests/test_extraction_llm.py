@@ -13,8 +13,8 @@ from pydantic import SecretStr
 from kg.ingest.extraction.chunking import chunks_for, turn_tokens
 from kg.ingest.extraction.extractor import ExtractionFailed, Usage
 from kg.ingest.extraction.llm import LLMExtractor, extractor_for
-from kg.ingest.extraction.models import ChunkInput, ChunkTurn, ExtractionResult
-from kg.ingest.prompts.extraction import EXTRACT_V1
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn, ExtractionResult
+from kg.core.prompts.extraction import EXTRACT_V1
 from kg.core.settings.tree import LLMService, Settings
 from kg.core.settings.memory import IndexingSettings
 from tests.extraction_samples import T0, chunk  # noqa: F401 - fixture

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from kg.ingest.extraction.extractor import Usage
-from kg.ingest.extraction.models import ChunkInput, ExtractionResult
+from kg.core.prompts.extraction import ChunkInput, ExtractionResult
 
 from kg import AsyncMemory
 from tests.cypher_state import cypher_rows

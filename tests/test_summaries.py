@@ -10,10 +10,10 @@ import pytest
 from pydantic import SecretStr
 
 from kg.ingest.extraction.chunking import estimate_tokens
-from kg.ingest.extraction.models import ChunkTurn
+from kg.core.prompts.extraction import ChunkTurn
 from kg.ingest.summaries.keys import context_texts, context_vectors
 from kg.ingest.summaries.llm import LLMSummarizer, summarizer_for
-from kg.ingest.summaries.models import Part
+from kg.core.prompts.summaries import Part
 from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
 from kg.ingest.summaries.plan import rollup_groups, windows
 from kg.ingest.summaries.writer import SessionSummarizer

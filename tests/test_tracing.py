@@ -38,7 +38,7 @@ from kg.core.settings.base import UnknownSettingError
 from kg.core.telemetry.tracing import Tracing
 from kg.http import create_app
 from kg.ingest.extraction.llm import LLMExtractor
-from kg.ingest.extraction.models import ChunkInput
+from kg.core.prompts.extraction import ChunkInput
 from tests.extraction_samples import chunk  # noqa: F401 - fixture
 from tests.fake_llm import FakeLLM, fake_llm, recording  # noqa: F401 - fixture
 from tests.http_client import msg, running, settings_with

@@ -2,7 +2,7 @@
 
 Only mentions whose outcome is "ambiguous" (a fuzzy or embedding score inside its ambiguous band,
 a lone initial fitting several people, a bare given name) reach it, and only when an LLM is
-configured. The prompts (`adjudicate-v1`, `adjudicate-batch-v1`) are in `kg.ingest.prompts.dedup`;
+configured. The prompts (`adjudicate-v1`, `adjudicate-batch-v1`) are in `kg.core.prompts.dedup`;
 the answer names one numbered candidate or none. When the call fails the
 mention stays ambiguous and `on_ambiguous` decides, as without an LLM.
 
@@ -19,13 +19,16 @@ from collections.abc import Sequence
 from kg.ingest.dedup.model import Entity
 from kg.ingest.dedup.profile import Profile
 from kg.ingest.dedup.resolver import NONE_OF_THEM
-from kg.ingest.prompts.dedup import ADJUDICATE, ADJUDICATE_BATCH
 from kg.ingest.extraction.extractor import Usage
 from kg.ingest.extraction.llm import usage_of
 from kg.core.settings.tree import LLMService, Settings
 from kg.core.llm.transport import LLMFailed, LLMTransport, service_for
+from kg.core.prompts import registry
 
 log = logging.getLogger(__name__)
+
+ADJUDICATE = registry.prompt("adjudicate")  # one mention
+ADJUDICATE_BATCH = registry.prompt("adjudicate-batch")  # every ambiguity of a batch
 
 
 class LLMAdjudicator:

@@ -1,8 +1,10 @@
 """Post-session extraction: a session's turns in, entities / facts / relationships / corrections /
 decisions out, one structured answer per chunk.
 
-- `models`: `ChunkInput` (what is read) and `ExtractionResult` (the answer) with their validators;
-- the prompts (`extract-v1`, `session-v1`) are in `kg.ingest.prompts.extraction`, with every other one;
+- what extraction reads (`ChunkInput`) and answers (`ExtractionResult`, with its validators) sit
+  beside their prompt `extract-v1` in `kg.core.prompts.extraction`; `session-v1` (`SessionAnswer`)
+  is `kg.core.prompts.session`: one prompt library, with every other prompt and their registry;
+- `session`: the session call, its answers kept on the session (`CachedExtractor`);
 - `chunking`: one request per session, or overlapping chunks for long ones, and `merge`;
 - `offline`: the deterministic, no-network extractor;
 - `llm`: the instructor backends (Anthropic, OpenAI-compatible) and `extractor_for(settings)`;

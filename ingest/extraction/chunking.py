@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from kg.ingest.extraction.models import (
+from kg.core.prompts.extraction import (
     ChunkInput,
     ChunkTurn,
     ExtractedCorrection,

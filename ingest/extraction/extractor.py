@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from kg.ingest.extraction.models import ChunkInput, ExtractionResult
+from kg.core.prompts.extraction import ChunkInput, ExtractionResult
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from typing import Any
 from pydantic import SecretStr
 
 from kg.ingest.extraction.extractor import ExtractionFailed, Usage
-from kg.ingest.extraction.models import ChunkInput, ExtractionResult
+from kg.core.prompts.extraction import ChunkInput, ExtractionResult
 from kg.ingest.extraction.offline import OfflineExtractor
-from kg.ingest.prompts.extraction import EXTRACT
 from kg.core.settings.tree import LLMService, Settings
 from kg.core.llm.transport import LLMCall, LLMFailed, LLMTransport, Transient, service_for
 from kg.core.llm.asker import Prompt
+from kg.core.prompts import registry
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ class LLMExtractor:
     """One prompt asked of one `[llm.services.<name>]` endpoint (Anthropic or OpenAI-compatible)."""
 
     def __init__(
-        self, name: str, service: LLMService, *, api_key: SecretStr | None = None, prompt: Prompt = EXTRACT,
+        self, name: str, service: LLMService, *, api_key: SecretStr | None = None, prompt: Prompt = registry.prompt("extract"),
         transport: LLMTransport | None = None,
     ) -> None:
         self.transport = transport or LLMTransport(name, service, api_key=api_key)
@@ -74,7 +74,7 @@ class LLMExtractor:
             await self.transport.aclose()
 
 
-def extractor_for(settings: Settings, prompt: Prompt = EXTRACT) -> Any:
+def extractor_for(settings: Settings, prompt: Prompt = registry.prompt("extract")) -> Any:
     """The extractor `[memory.indexing] backend` names: a service, "offline", or "auto". Other
     structured tasks (session summaries) pass their own `prompt` to use the same backends."""
     found = service_for(settings)

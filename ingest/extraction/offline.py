@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 from kg.ingest.extraction.chunking import merge
 from kg.ingest.extraction.extractor import Usage
-from kg.ingest.extraction.models import (
+from kg.core.prompts.extraction import (
     NAME_MAX_CHARS,
     QUOTE_MAX_CHARS,
     ChunkInput,

@@ -1,7 +1,7 @@
 """The session call: one structured answer per chunk holding the extraction AND the summary.
 
 A closed session that fits `[memory.indexing] chunk_token_budget` is one chunk, so indexing and
-summarizing it cost one LLM call (`session-v1`, in `kg.ingest.prompts.extraction`): the answer (`SessionAnswer`) is the extraction
+summarizing it cost one LLM call (`session-v1`, in `kg.core.prompts.session`): the answer (`SessionAnswer`) is the extraction
 (entities, facts, relationships, corrections, decisions) plus a `SummaryDraft` (the summary and the
 session enrichment: topics, intent, outcome, complexity, quality). A longer session is cut into
 chunks by the same budget; each chunk's answer carries its window summary, and the summaries
@@ -21,8 +21,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kg.ingest.extraction.extractor import Usage
-from kg.ingest.extraction.models import ChunkInput, ExtractionResult
-from kg.ingest.prompts.extraction import SESSION, SessionAnswer
+from kg.core.prompts.extraction import ChunkInput, ExtractionResult
+from kg.core.prompts import registry
+from kg.core.prompts.session import SessionAnswer
 from kg.core.store.store import Store
 
 
@@ -35,20 +36,21 @@ def answer_key(chunk: ChunkInput, model: str, prompt_version: str) -> str:
 
 
 class CachedExtractor:
-    """An LLM extractor asking `SESSION`, its answers kept on the session for the other step."""
+    """An LLM extractor asking `session-v1`, its answers kept on the session for the other step."""
 
     def __init__(self, extractor: Any, store: Store) -> None:
         self.inner = extractor
         self.store = store
-        self.backend, self.model, self.prompt_version = extractor.backend, extractor.model, SESSION.version
+        self._prompt = registry.prompt("session")
+        self.backend, self.model, self.prompt_version = extractor.backend, extractor.model, self._prompt.version
 
     async def answer(self, chunk: ChunkInput) -> tuple[SessionAnswer, Usage]:
-        key = answer_key(chunk, self.model, SESSION.version)
+        key = answer_key(chunk, self.model, self._prompt.version)
         rows = await self.store.read("sessions/answer_get", namespace=chunk.namespace,
                                      session_id=chunk.session_id, key=key)
         if rows and rows[0]["answer"]:
             return SessionAnswer.model_validate_json(rows[0]["answer"], context=chunk.validation_context()), Usage()
-        answer, usage = await self.inner.ask_chunk(chunk, SESSION)
+        answer, usage = await self.inner.ask_chunk(chunk, self._prompt)
         await self.store.write("sessions/answer_put", namespace=chunk.namespace, session_id=chunk.session_id,
                                key=key, answer=json.dumps(answer.model_dump(mode="json")),
                                now=datetime.now(timezone.utc))

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kg.ingest.extraction.models import ChunkTurn
+from kg.core.prompts.extraction import ChunkTurn
 
 NEIGHBOUR_CHARS = 200
 REPLY_CHARS = 200  # a reply up to this long may need its question to be understood

@@ -15,12 +15,12 @@ from typing import Any
 from kg.ingest.extraction.chunking import chunks_for
 from kg.ingest.extraction.extractor import ExtractionFailed
 from kg.ingest.extraction.llm import LLMExtractor, extractor_for
-from kg.ingest.extraction.models import ChunkInput, ChunkTurn
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
 from kg.ingest.extraction.session import CachedExtractor
-from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
+from kg.ingest.summaries.models import Summarizer
 from kg.ingest.summaries.offline import OfflineSummarizer
-from kg.ingest.prompts.extraction import SESSION_V1
-from kg.ingest.prompts.summaries import ROLLUP, SUMMARIZE, parts_chunk
+from kg.core.prompts import registry
+from kg.core.prompts.summaries import Part, SummaryDraft, parts_chunk
 from kg.core.settings.tree import Settings
 from kg.core.embedders.base import Embedder
 from kg.core.store.store import Store
@@ -67,7 +67,7 @@ class LLMSummarizer:
 class SessionCallSummarizer:
     """Closed sessions: each window is an extraction chunk, its summary the session call's."""
 
-    prompt_version = SESSION_V1
+    prompt_version = registry.prompt("session").version
 
     def __init__(self, settings: Settings, calls: CachedExtractor, live: LLMSummarizer) -> None:
         self.settings = settings
@@ -103,10 +103,10 @@ def summarizer_for(settings: Settings, embedder: Embedder, store: Store | None =
     """The LLM summarizer of `[memory.indexing] backend` (the extraction backend), or the
     offline one when that is "offline" (or "auto" without an API key). With `store`, closed
     sessions are summarized by the session call (one call with indexing)."""
-    turns = extractor_for(settings, prompt=SUMMARIZE)
+    turns = extractor_for(settings, prompt=registry.prompt("summarize"))
     if not isinstance(turns, LLMExtractor):
         return OfflineSummarizer(settings.memory.summaries, embedder)
-    parts = LLMExtractor(turns.backend, turns._service, prompt=ROLLUP, transport=turns.transport)
+    parts = LLMExtractor(turns.backend, turns._service, prompt=registry.prompt("rollup"), transport=turns.transport)
     live = LLMSummarizer(turns, parts)
     if store is None:
         return live

@@ -16,9 +16,9 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence, Set as AbstractSet
 
-from kg.ingest.extraction.models import ChunkInput, ChunkTurn
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
 from kg.ingest.extraction.offline import extract_offline
-from kg.ingest.summaries.models import EarlyVector, Part, SummaryDraft
+from kg.core.prompts.summaries import EarlyVector, Part, SummaryDraft
 from kg.core.settings.memory import SummarySettings
 from kg.core.embedders.base import Embedder, embed_async
 from kg.core.models.recall import OFFLINE_MODEL

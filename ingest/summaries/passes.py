@@ -4,7 +4,7 @@ Pass 1 is the session summary (the session call, `session-v1`). `ThreePasses.enr
 pass 2 (`signals-v1`: the transcript and pass 1's frame) and pass 3 (`quality-v1`: passes 1 and 2
 only, on `[memory.indexing] quality_service` when set) through the one LLM transport, so the usage
 meter counts them with the session's other calls. Both answers are checked against the session's
-turn ids (`kg.ingest.prompts.enrichment`): an id not in the session is re-asked once with the
+turn ids (`kg.core.prompts.enrichment`): an id not in the session is re-asked once with the
 error, and what the re-ask still cites wrongly is dropped, never stored. When pass 2 fails the
 signals stay unknown; when pass 3 fails, pass 2's are kept and its own stay unknown.
 
@@ -19,12 +19,13 @@ import logging
 import re
 
 from kg.ingest.extraction.chunking import turn_tokens
-from kg.ingest.extraction.models import ChunkInput, ChunkTurn
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
 from kg.ingest.extraction.offline import extract_offline
-from kg.ingest.prompts.enrichment import QUALITY, SIGNALS, QualityAnswer, SignalsAnswer, cited_context
 from kg.core.settings.tree import Settings
 from kg.core.llm.transport import LLMTransport, transport_for
 from kg.core.llm.asker import LLMAsker
+from kg.core.prompts import registry
+from kg.core.prompts.enrichment import QualityAnswer, SignalsAnswer, cited_context
 from kg.core.models.recall import Summary
 from kg.core.models.signals import CitedDecision, CitedSignal, SessionSignals
 
@@ -39,13 +40,13 @@ class ThreePasses:
     """Passes 2 and 3, each an `LLMAsker` on a transport (the same one unless `quality_service`)."""
 
     def __init__(self, signals: LLMTransport, quality: LLMTransport, token_budget: int) -> None:
-        self.signals = LLMAsker(signals, SIGNALS)
-        self.quality = LLMAsker(quality, QUALITY, shared=quality is signals)
+        self.signals = LLMAsker(signals, registry.prompt("signals"))
+        self.quality = LLMAsker(quality, registry.prompt("quality"), shared=quality is signals)
         self.token_budget = token_budget
 
     def made_by(self) -> dict[str, str | None]:
-        return {"signals_prompt_version": SIGNALS.version, "signals_model": self.signals.model,
-                "quality_prompt_version": QUALITY.version, "quality_model": self.quality.model}
+        return {"signals_prompt_version": self.signals.prompt_version, "signals_model": self.signals.model,
+                "quality_prompt_version": self.quality.prompt_version, "quality_model": self.quality.model}
 
     async def enrich(self, session_id: str, turns: list[ChunkTurn], pass1: Summary) -> Enrichment | None:
         """The signals and pass 3's quality score, or None when pass 2 failed (nothing to store)."""
@@ -55,11 +56,11 @@ class ThreePasses:
             session_id, transcript(turns, self.token_budget), pass1, context=context, max_tokens=None)
         if found is None:
             return None
-        _dropped(session_id, SIGNALS.version, context)
+        _dropped(session_id, self.signals.prompt_version, context)
         context = cited_context(set(ids))
         judged: QualityAnswer | None = await self.quality.ask(session_id, pass1, found, ids, context=context,
                                                               max_tokens=None)
-        _dropped(session_id, QUALITY.version, context)
+        _dropped(session_id, self.quality.prompt_version, context)
         made = self.made_by()
         if judged is None:  # pass 3's lists and score stay unknown
             made.update(quality_prompt_version=None, quality_model=None)

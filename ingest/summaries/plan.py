@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from kg.ingest.extraction.chunking import CHARS_PER_TOKEN, estimate_tokens, turn_tokens
-from kg.ingest.extraction.models import ChunkTurn
-from kg.ingest.summaries.models import Part
+from kg.core.prompts.extraction import ChunkTurn
+from kg.core.prompts.summaries import Part
 
 PART_OVERHEAD_TOKENS = 16
 T = TypeVar("T")

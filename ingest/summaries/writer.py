@@ -20,9 +20,10 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.ingest.extraction.models import ChunkTurn
+from kg.core.prompts.extraction import ChunkTurn
 from kg.ingest.summaries.keys import short_replies, context_texts, context_vectors
-from kg.ingest.summaries.models import Part, Summarizer, SummaryDraft
+from kg.ingest.summaries.models import Summarizer
+from kg.core.prompts.summaries import Part, SummaryDraft
 from kg.ingest.summaries.offline import OfflineSummarizer
 from kg.ingest.summaries.passes import Passes, stale
 from kg.ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows

@@ -21,7 +21,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 from kg.ingest.corrections.maintain import maintain
 from kg.ingest.extraction.extractor import Extractor
-from kg.ingest.extraction.models import ChunkTurn
+from kg.core.prompts.extraction import ChunkTurn
 from kg.ingest.indexing import PlanGone, extract, session_turns
 from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
 from kg.ingest.turn_keys import embed_keys, row_key

@@ -1,10 +1,9 @@
 """One versioned prompt asked through the one LLM transport (`kg.core.llm.transport`).
 
 A `Prompt` is a version, a pure function from its arguments to chat messages, and the pydantic model
-of its answer; the prompts themselves live in one home, `kg.ingest.prompts` (with their registry).
-`LLMAsker` asks one of them: the write-time judges and the read path's LLM reranker (built by the
-engine) ask through it, with the transport's retries, redaction and usage meter. A failure logs a
-warning and answers None, so the caller's deterministic rule decides and nothing is lost.
+of its answer; the prompts themselves live in one home, `kg.core.prompts` (with their registry).
+`LLMAsker` asks one of them: the write-time judges and the read path's LLM reranker ask through it,
+with the transport's retries, redaction and usage meter. A failure logs a warning and answers None, so the caller's deterministic rule decides and nothing is lost.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Passes 2 and 3 of the three-pass enrichment (`[memory.indexing] passes = 3`).
 
-Pass 1 is the session call (`session-v1`, `kg.ingest.prompts.extraction`): its summary is the
+Pass 1 is the session call (`session-v1`, `kg.core.prompts.session`): its summary is the
 structure and narrative (summary, intent, topics, outcome, complexity). Pass 2 (`signals-v1`) reads
 the transcript with pass 1's frame and records the detailed signals; pass 3 (`quality-v1`) reads
 passes 1 and 2 only, not the transcript, so a smaller model can judge it
@@ -18,10 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
-from kg.ingest.extraction.models import ChunkInput, ChunkTurn
-from kg.ingest.prompts.extraction import render_turns
 from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn, render_turns
 from kg.core.models.recall import Summary
 from kg.core.models.signals import CitedDecision, CitedSignal
 

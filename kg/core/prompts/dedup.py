@@ -1,21 +1,54 @@
 """The entity adjudication prompts: does an ambiguous mention name one of a few numbered known
 entities? One mention (`adjudicate-v1`, answered by `Adjudication`) or every ambiguity of a batch
-in one call (`adjudicate-batch-v1`, answered by `Rulings`). Asked by `kg.ingest.dedup.adjudication`.
+in one call (`adjudicate-batch-v1`, answered by `Rulings`). Asked by `kg.ingest.dedup.adjudication`;
+the mention and the entities are read through the protocols below (the write path's dedup data).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from kg.ingest.dedup.model import Entity
-from kg.ingest.dedup.profile import Profile
 from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
 
 ADJUDICATE_V1 = "adjudicate-v1"
 ADJUDICATE_BATCH_V1 = "adjudicate-batch-v1"
+
+
+class Mention(Protocol):
+    """What the prompt reads of a mention (`kg.ingest.dedup.model.Mention`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def attributes(self) -> Mapping[str, str]: ...
+    @property
+    def context(self) -> str: ...
+
+
+class Profile(Protocol):
+    """What the prompt reads of a mention's profile (`kg.ingest.dedup.profile.Profile`)."""
+
+    @property
+    def mention(self) -> Mention: ...
+
+
+class Entity(Protocol):
+    """What the prompt reads of a known entity (`kg.ingest.dedup.model.Entity`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def aliases(self) -> Sequence[str]: ...
+    @property
+    def attributes(self) -> Mapping[str, str]: ...
 
 _SYSTEM_V1 = """\
 You deduplicate the entities of an AI assistant's long-term memory. A new mention could be one of \

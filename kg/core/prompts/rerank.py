@@ -1,6 +1,6 @@
 """The LLM reranker's prompt: a question and numbered passages in, their numbers out, most helpful
-first (`rerank-v1`, answered by `RerankOrder`). The read path's `LLMReranker` asks it through the
-asker the engine gives it (`kg.rerankers`): the read path never builds a prompt.
+first (`rerank-v1`, answered by `RerankOrder`). The read path's `LLMReranker` (`kg.queries.rerank`)
+gets it from the registry and asks it through the foundation's `LLMAsker`.
 """
 
 from __future__ import annotations

@@ -12,17 +12,36 @@ Asked by `kg.ingest.llm_judges`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from kg.ingest.corrections.policy import Candidate, Neighbour
 from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
 
 PREDICATE_CONTRADICTION_V1 = "predicate-contradiction-v1"
 CORRECTION_AUDN_V1 = "correction-audn-v1"
 CLUSTER_LABEL_V1 = "cluster-label-v1"
+
+
+class Candidate(Protocol):
+    """What `correction-audn-v1` reads of the new correction (`kg.ingest.corrections.policy.Candidate`)."""
+
+    @property
+    def rule_text(self) -> str: ...
+    @property
+    def correction_type(self) -> str: ...
+
+
+class Neighbour(Protocol):
+    """What it reads of a similar existing one (`kg.ingest.corrections.policy.Neighbour`)."""
+
+    @property
+    def rule_text(self) -> str: ...
+    @property
+    def similarity(self) -> float: ...
+    @property
+    def reinforcement_count(self) -> int: ...
 
 
 # -- predicate-contradiction-v1 ------------------------------------------------------------------

@@ -1,9 +1,11 @@
-"""What extraction reads (`ChunkInput`) and the one structured answer it produces per chunk.
+"""The extraction prompt `extract-v1` (`EXTRACT`): what extraction reads (`ChunkInput`, a run of
+turns), the one structured answer it produces per chunk (`ExtractionResult`) and the messages that
+ask for it. The session call (`session-v1`, `kg.core.prompts.session`) answers the same items.
 
-`ExtractionResult` is the response model paired with the extraction prompts; the LLM backends
-validate against it through instructor, the offline extractor builds it directly. When a chunk
-is known, pass `chunk.validation_context()` as pydantic's validation context: evidence turn ids
-are then checked against the chunk, so a hallucinated id is re-asked instead of stored.
+`ExtractionResult` is the response model of the extraction prompts; the LLM backends validate
+against it through instructor, the offline extractor builds it directly. When a chunk is known,
+pass `chunk.validation_context()` as pydantic's validation context: evidence turn ids are then
+checked against the chunk, so a hallucinated id is re-asked instead of stored.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from kg.core.llm.transport import Messages
+from kg.core.llm.asker import Prompt
 from kg.core.models.vocabulary import Trust
 
 EntityType = Literal["person", "organization", "product", "order", "place", "concept", "event", "other"]
 FactSource = Literal["stated", "observed", "inferred"]
 CorrectionType = Literal["preference", "factual", "style", "process", "tool_usage"]
+
+EXTRACT_V1 = "extract-v1"
 
 QUOTE_MAX_CHARS = 300  # a supporting quote, not a copy of the turn
 NAME_MAX_CHARS = 200
@@ -225,3 +231,67 @@ class ExtractionResult(BaseModel):
 
     def is_empty(self) -> bool:
         return not (self.entities or self.facts or self.relationships or self.corrections or self.decisions)
+
+
+# -- extract-v1 ------------------------------------------------------------------------------------
+
+EXTRACT_SYSTEM_V1 = """\
+You maintain the long-term memory of an AI assistant. You read a chunk of one conversation and \
+record what is worth remembering in later conversations.
+
+Record:
+- entities: people, organizations, products, orders, places, concepts and events that are \
+named or clearly referred to. Use the most complete name as `name`, other spellings as \
+`aliases`, stable properties (email, order number, role) as `attributes`.
+- facts: durable statements about the user or the world, as subject / predicate / object. \
+Use the speaker's name as the subject when they say "I" or "my". Predicates are snake_case \
+verb phrases (lives_in, works_at, prefers, likes, ordered); for "my <attribute> is <value>" use \
+the attribute itself (email, favorite_color). Set `valid_from` (ISO 8601) \
+only when the conversation says when the fact became true ("I moved to Lisbon last week" -> \
+the turn's timestamp). `source` is "stated" when a speaker says it, "observed" when it is \
+shown by what happened, "inferred" when you conclude it. Set `retracts` when the speaker says \
+the fact no longer holds ("I no longer work at Acme"). `quote` is a short verbatim excerpt.
+- relationships: links between two entities (from, relation, to).
+- corrections: the user correcting the assistant. Give what the assistant did, what the user \
+wants instead, and a reusable imperative `rule_text` that would prevent the mistake next time \
+("Use uv instead of pip for installs."). Classify as preference, factual, style, process or \
+tool_usage.
+- decisions: conclusions the participants agreed on ("We'll ship on Friday").
+
+Rules:
+- Cite the ids of the supporting turns in `evidence_turn_ids`; only use ids shown below.
+- Do not invent anything that the turns do not support. Small talk yields nothing.
+- Leave a list empty when nothing fits."""
+
+
+def _render_turn(turn: ChunkTurn) -> str:
+    attrs = [f'id="{turn.id}"', f'role="{turn.role}"']
+    if turn.speaker:
+        attrs.append(f'speaker="{turn.speaker}"')
+    if turn.ts is not None:
+        attrs.append(f'ts="{turn.ts.isoformat()}"')
+    text = turn.text.replace("</turn>", "&lt;/turn>")
+    return f"<turn {' '.join(attrs)}>\n{text}\n</turn>"
+
+
+def render_turns(chunk: ChunkInput) -> str:
+    return "\n".join(_render_turn(t) for t in chunk.turns)
+
+
+def extract_v1(chunk: ChunkInput) -> Messages:
+    """Messages asking for one `ExtractionResult` for `chunk`."""
+    part = ""
+    if chunk.chunk_count > 1:
+        part = (
+            f" This is part {chunk.chunk_index + 1} of {chunk.chunk_count}; parts overlap by a few"
+            " turns, so repeating an item seen in the overlap is fine."
+        )
+    user = (
+        f"Conversation session {chunk.session_id}.{part}\n\n"
+        f"{render_turns(chunk)}\n\n"
+        "Extract the memory items from these turns."
+    )
+    return [{"role": "system", "content": EXTRACT_SYSTEM_V1}, {"role": "user", "content": user}]
+
+
+EXTRACT = Prompt(EXTRACT_V1, extract_v1, ExtractionResult, "extraction")  # the prompt extraction uses now
