@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from kg.ingest.statements import Locked, StatementKind, StatementWriter, Write
+from kg.ingest.statements import Locked, StatementForm, StatementWriter, Write
 from kg.ingest.temporal import (
     FUNCTIONAL_PREDICATES,
     Cardinality,
@@ -33,7 +33,7 @@ from kg.core.requests import FactAssertion
 from kg.core.store import Store, Tx
 from kg.core.values import native
 
-FACT = StatementKind(
+FACT = StatementForm(
     ensure="queries/fact_slot_ensure", lock="queries/fact_slot_lock", versions="facts",
     event_write="queries/fact_event_write", subject="subject_key", predicate="predicate", object="object_value",
     event_prefix="fev_", version_prefix="fact_", result=RememberResult, held="fact_id", written="fact_ids",
@@ -60,7 +60,7 @@ def event_of(row: Mapping[str, Any]) -> FactEvent:
 
 
 class FactWriter(StatementWriter[RememberResult]):
-    kind = FACT
+    form = FACT
 
     def __init__(self, store: Store, settings: Settings, resolver: PredicateResolver | None = None) -> None:
         self.store = store

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kg.ingest.relationship_timeline import EdgeEvent, RelationshipTypes
-from kg.ingest.statements import Locked, StatementKind, StatementWriter, Write
+from kg.ingest.statements import Locked, StatementForm, StatementWriter, Write
 from kg.ingest.temporal import Origin, PredicateRegistry, Span
 from kg.core.config import Settings
 from kg.core.limits import check_name, check_relation
@@ -26,7 +26,7 @@ from kg.core.requests import RelationshipAssertion
 from kg.core.store import Store, Tx
 from kg.core.values import native
 
-EDGE = StatementKind(
+EDGE = StatementForm(
     ensure="queries/relation_slot_ensure", lock="queries/relation_slot_lock", versions="edges",
     event_write="queries/relation_event_write", subject="subject_id", predicate="relation", object="object_id",
     event_prefix="rev_", version_prefix="rel_", result=RelateResult, held="edge_id", written="edge_ids",
@@ -47,7 +47,7 @@ def end(namespace: str, name: str, entity_type: str = "other", field: str = "sub
 
 
 class RelationshipWriter(StatementWriter[RelateResult]):
-    kind = EDGE
+    form = EDGE
 
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store

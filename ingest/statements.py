@@ -8,14 +8,13 @@ event changes, and writes exactly that: the event, expired versions (kept, with 
 versions and reinforcement counts. Writers of one slot therefore queue, and two of them can never
 both believe they hold a one-valued predicate. Nothing is deleted.
 
-What differs between the two is their stored form (`StatementKind`: the Cypher and the names of
+What differs between the two is their stored form (`StatementForm`: the Cypher and the names of
 the fields) and how a plan's versions are written (`StatementWriter._write_plan`).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Generic, Mapping, TypeVar
@@ -36,9 +35,10 @@ class NoSlot(Exception):
 
 
 @dataclass(frozen=True)
-class StatementKind(Generic[R]):
-    """The stored form of one kind of statement: the queries that ensure and lock its slot and
-    record its event, and the fields that name its subject, predicate and object."""
+class StatementForm(Generic[R]):
+    """How one kind of statement (a fact, a relationship) is stored: the queries that ensure and
+    lock its slot and record its event, the fields that name its subject, predicate and object,
+    and its result."""
 
     ensure: str  # query: the slot and its entities, in their own transaction
     lock: str  # query: lock the slot, return its versions believed now and its events
@@ -74,6 +74,7 @@ class StatementKind(Generic[R]):
         )
 
     def new_event_id(self) -> str:
+        """An id for an event the caller gave none."""
         return f"{self.event_prefix}{uuid.uuid4().hex}"
 
 
@@ -103,9 +104,9 @@ class Locked:
 
 
 class StatementWriter(Generic[R]):
-    """The one writer of statement events; a kind's writer names its `kind` and writes its plans."""
+    """The one writer of statement events; a kind's writer names its `form` and writes its plans."""
 
-    kind: StatementKind[R]
+    form: StatementForm[R]
     store: Store
 
     def _registry(self, given: PredicateRegistry | None, predicate: str,
@@ -121,23 +122,20 @@ class StatementWriter(Generic[R]):
         raise NotImplementedError
 
     async def _write(self, write: Write, ensure: dict[str, Any], tx: Tx | None, *, ensure_first: bool = True) -> R:
-        """Write in the caller's transaction `tx` (the slot is ensured in it), else in one of its
-        own, ensuring the slot before (`ensure_first`) or when it is missing."""
+        """Write in the caller's transaction `tx` (the slot is ensured in it first), else in one of
+        its own, ensuring the slot before it (`ensure_first`) or when it is missing."""
         async def work(tx: Tx) -> R:
             return await self._write_event(tx, write)
 
         if tx is not None:
-            await tx.run(self.kind.ensure, **ensure)
+            await tx.run(self.form.ensure, **ensure)
             return await work(tx)
-        return await self._retried(work, ensure, ensure_first)
-
-    async def _retried(self, work: Callable[[Tx], Awaitable[R]], ensure: dict[str, Any], ensure_first: bool) -> R:
         if ensure_first:
-            await self.store.write(self.kind.ensure, **ensure)
+            await self.store.write(self.form.ensure, **ensure)
         try:
             return await self.store.transaction(work)
         except NoSlot:  # never ensured, or the namespace was deleted in between
-            await self.store.write(self.kind.ensure, **ensure)
+            await self.store.write(self.form.ensure, **ensure)
             return await self.store.transaction(work)
 
     async def _change(self, tx: Tx, slot: dict[str, str], row: dict[str, Any], params: Mapping[str, Any]) -> R | None:
@@ -150,34 +148,34 @@ class StatementWriter(Generic[R]):
 
     async def _write_event(self, tx: Tx, write: Write) -> R:
         """Lock the slot, plan the event against its versions and events, write the plan."""
-        kind, slot = self.kind, write.slot
-        found = await tx.run(kind.lock, **slot)
+        form, slot = self.form, write.slot
+        found = await tx.run(form.lock, **slot)
         if not found:
             raise NoSlot
-        version_rows, prior_rows = found[0][kind.versions], found[0]["events"]
-        records, prior = [kind.record(r) for r in version_rows], [kind.event(r) for r in prior_rows]
-        registry = self._registry(write.registry, slot[kind.predicate], prior_rows)
+        version_rows, prior_rows = found[0][form.versions], found[0]["events"]
+        records, prior = [form.record(r) for r in version_rows], [form.event(r) for r in prior_rows]
+        registry = self._registry(write.registry, slot[form.predicate], prior_rows)
         stamp = transaction_time(write.recorded_at, records, prior)
         # Valid time defaults to when the event happened by the server's clock (or the
         # backdated recorded_at): never ahead of it, whatever stamp transaction time needed.
         row = {**write.event, "recorded_at": stamp,
                "valid_from": write.valid_from or min(write.recorded_at or stamp, datetime.now(timezone.utc))}
-        row[kind.object] = self._spelling(slot[kind.predicate], row[kind.object], prior_rows)
-        event = kind.event(row)
-        step = plan(records, event, registry, lambda: f"{kind.version_prefix}{uuid.uuid4().hex}", prior_events=prior)
+        row[form.object] = self._spelling(slot[form.predicate], row[form.object], prior_rows)
+        event = form.event(row)
+        step = plan(records, event, registry, lambda: f"{form.version_prefix}{uuid.uuid4().hex}", prior_events=prior)
         if step.decision == "noop" and any(e.id == event.id for e in prior):
             return self._result(step, event, records)  # redelivered, or a retried transaction that committed
-        [linked] = await tx.run(kind.event_write, event=row, **write.params)
-        spans, _ = timeline([*prior, event], registry.cardinality(slot[kind.predicate]))
+        [linked] = await tx.run(form.event_write, event=row, **write.params)
+        spans, _ = timeline([*prior, event], registry.cardinality(slot[form.predicate]))
         await self._write_plan(tx, Locked(slot, step, version_rows, [*prior_rows, row], records, spans,
                                           linked["linked"]))
         return self._result(step, event, records)
 
     def _result(self, step: FactPlan, event: FactEvent, records: list[FactRecord]) -> R:
         held = holder(records, step, event)
-        ids: dict[str, Any] = {self.kind.held: held.id if held else None,
-               self.kind.written: [r.id for r in step.create] + [c.record_id for c in step.reinforce]}
-        return self.kind.result(decision=step.decision, expired_ids=list(step.expire), event_id=event.id,
+        ids: dict[str, Any] = {self.form.held: held.id if held else None,
+                               self.form.written: [r.id for r in step.create] + [c.record_id for c in step.reinforce]}
+        return self.form.result(decision=step.decision, expired_ids=list(step.expire), event_id=event.id,
                                 recorded_at=step.transaction_time, **ids)
 
 
