@@ -1,21 +1,19 @@
-"""Writing facts: one event (assert or retract) per `remember`, planned by the bi-temporal core.
+"""Writing facts: one event (assert or retract) per `remember`, on the statement writer of
+`kg.ingest.statements`.
 
-Each write runs in one transaction that first locks the subject+predicate's `(:FactSlot)`, then
-reads the versions believed now and every event stored for the slot, asks `kg.ingest.temporal.plan`
-what the event changes, and writes exactly that: the event, expired versions (kept, with
-`expired_at`), new versions, SUPERSEDES links, reinforcement counts and evidence. Writers of one
-slot therefore queue, and two of them can never both believe they hold a functional predicate.
-
-Nothing is deleted. A version's metadata (extractor, prompt version, object entity) comes from the
-event that opened its interval; its last read carries over from the version it replaces.
+A fact's slot is its subject+predicate's `(:FactSlot)`; its versions are `(:Fact)` nodes, linked by
+SUPERSEDES to the version whose interval their start ended and by EVIDENCED_BY to the turns of the
+asserts inside their interval. A version's metadata (extractor, prompt version, object entity)
+comes from the event that opened its interval; its last read carries over from the version it
+replaces. An unknown predicate's cardinality may be decided by a `PredicateResolver`.
 """
 
 from __future__ import annotations
 
-import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
+from kg.ingest.statements import Locked, StatementForm, StatementWriter, Write
 from kg.ingest.temporal import (
     FUNCTIONAL_PREDICATES,
     Cardinality,
@@ -26,9 +24,6 @@ from kg.ingest.temporal import (
     PredicateRegistry,
     Span,
     apply,
-    holder,
-    plan,
-    timeline,
 )
 from kg.core.settings.tree import Settings
 from kg.core.models.facts import RememberResult, entity_id, entity_key, predicate_key, value_key
@@ -38,11 +33,11 @@ from kg.core.models.requests import FactAssertion
 from kg.core.store.store import Store, Tx
 from kg.core.store.values import native
 
-_TICK = timedelta(microseconds=1)
-
-
-class _NoSlot(Exception):
-    """The subject+predicate has no slot yet: create it outside the writing transaction."""
+FACT = StatementForm(
+    ensure="facts/slot_ensure", lock="facts/slot_lock", versions="facts",
+    event_write="facts/event_write", subject="subject_key", predicate="predicate", object="object_value",
+    event_prefix="fev_", version_prefix="fact_", result=RememberResult, held="fact_id", written="fact_ids",
+)
 
 
 class PredicateResolver(Protocol):
@@ -59,29 +54,14 @@ class PredicateResolver(Protocol):
                           current_values: Sequence[str] = ()) -> Cardinality | None: ...
 
 
-
-def _record(row: Mapping[str, Any]) -> FactRecord:
-    return FactRecord(
-        id=row["id"], subject=row["subject_key"], predicate=row["predicate"], object_value=row["object_value"],
-        valid_from=native(row["valid_from"]), valid_to=native(row.get("valid_to")),
-        recorded_at=native(row["recorded_at"]), expired_at=native(row.get("expired_at")),
-        source=row["source"], lineage_id=row["lineage_id"],
-        reinforcement_count=row.get("reinforcement_count") or 0,
-        last_reinforced_at=native(row.get("last_reinforced_at")),
-    )
-
-
 def event_of(row: Mapping[str, Any]) -> FactEvent:
     """A stored `(:FactEvent)` as the temporal core takes it."""
-    return FactEvent(
-        id=row["id"], op=row["op"], subject=row["subject_key"], predicate=row["predicate"],
-        object_value=row["object_value"], valid_from=native(row["valid_from"]),
-        recorded_at=native(row["recorded_at"]), source=row["source"], withdraws=row.get("withdraws"),
-        trust=row.get("trust") or "trusted", confirms=row.get("confirms"),
-    )
+    return FACT.event(row)
 
 
-class FactWriter:
+class FactWriter(StatementWriter[RememberResult]):
+    form = FACT
+
     def __init__(self, store: Store, settings: Settings, resolver: PredicateResolver | None = None) -> None:
         self.store = store
         self.overrides = {predicate_key(p): c for p, c in settings.memory.predicates.items()}
@@ -140,32 +120,21 @@ class FactWriter:
         registry, cardinality_by = await self.registry_for(
             namespace, pred, subject_key=key, new_value=value if op == "assert" else "", tx=tx)
         event_row: dict[str, Any] = {
-            "id": origin.event_id or f"fev_{uuid.uuid4().hex}", "namespace": namespace, "subject_key": key,
+            "id": origin.event_id or FACT.new_event_id(), "namespace": namespace, "subject_key": key,
             "predicate": pred, "op": op, "object_value": value, "object_type": fact.object_type, "source": source,
             "object_key": object_key, **origin.props(),
             "cardinality_by": cardinality_by,  # e.g. "fake:claude-haiku-4-5:predicate-contradiction-v1"
         }
         subject_node = {"id": entity_id(namespace, key), "key": key, "name": subject_name, "type": fact.subject_type}
-        explicit_recorded = as_utc(recorded_at) if recorded_at is not None else None
-        explicit_valid = as_utc(fact.valid_from) if fact.valid_from is not None else None
-        slot = {"namespace": namespace, "subject_key": key, "predicate": pred}
         event_row["trust"] = fact.trust
-
-        async def work(tx: Tx) -> RememberResult:
-            return await self._write_event(tx, slot, event_row, registry, list(dict.fromkeys(fact.evidence_turn_ids)),
-                                           explicit_recorded, explicit_valid)
-
+        write = Write(
+            {"namespace": namespace, "subject_key": key, "predicate": pred}, event_row,
+            as_utc(recorded_at) if recorded_at is not None else None,
+            as_utc(fact.valid_from) if fact.valid_from is not None else None,
+            registry, {"evidence_turn_ids": list(dict.fromkeys(fact.evidence_turn_ids))})
         ensure = {"namespace": namespace, "subject": subject_node, "predicate": pred}
-        if tx is not None:
-            await tx.run("facts/slot_ensure", **ensure)
-            return await work(tx)
-        if fact.subject_type != "other":  # may type the entity: not under the lock (see facts/slot_ensure)
-            await self.store.write("facts/slot_ensure", **ensure)
-        try:
-            return await self.store.transaction(work)
-        except _NoSlot:
-            await self.store.write("facts/slot_ensure", **ensure)
-            return await self.store.transaction(work)
+        # may type the entity: not under the lock (see fact_slot_ensure)
+        return await self._write(write, ensure, tx, ensure_first=fact.subject_type != "other")
 
     async def change(self, tx: Tx, namespace: str, subject_key: str, predicate: str, origin: Origin,
                      object_value: str = "") -> RememberResult | None:
@@ -174,83 +143,46 @@ class FactWriter:
         under it. None: the slot is gone."""
         slot = {"namespace": namespace, "subject_key": subject_key, "predicate": predicate}
         row: dict[str, Any] = {
-            "id": origin.event_id or f"fev_{uuid.uuid4().hex}", **slot, "op": "retract", "object_value": object_value,
+            "id": origin.event_id or FACT.new_event_id(), **slot, "op": "retract", "object_value": object_value,
             "object_type": None, "source": "system", "object_key": None, "trust": "trusted", **origin.props()}
-        try:
-            return await self._write_event(tx, slot, row, None, [], None, None)
-        except _NoSlot:
-            return None
+        return await self._change(tx, slot, row, {"evidence_turn_ids": []})
 
-    async def _write_event(self, tx: Tx, slot: dict[str, str], event_row: dict[str, Any],
-                           registry: PredicateRegistry | None, turn_ids: list[str], explicit_recorded: datetime | None,
-                           explicit_valid: datetime | None) -> RememberResult:
-        """Lock the slot, plan the event against its records and events, write the plan. `registry`
-        None: the cardinality the slot's events were written with (a change event asks nobody)."""
-        pred = slot["predicate"]
-        found = await tx.run("facts/slot_lock", **slot)
-        if not found:
-            raise _NoSlot
-        fact_rows, prior_rows = found[0]["facts"], found[0]["events"]
-        records, prior = [_record(r) for r in fact_rows], [event_of(r) for r in prior_rows]
-        if registry is None:
-            decided = any(r.get("cardinality_by") for r in prior_rows)
-            registry = PredicateRegistry({**self.overrides, **({pred: "one"} if decided else {})})
-        stamp = _transaction_time(explicit_recorded, records, prior)
-        # Valid time defaults to when the event happened by the server's clock (or the
-        # backdated recorded_at): never ahead of it, whatever stamp transaction time needed.
-        row = {**event_row, "recorded_at": stamp,
-               "valid_from": explicit_valid or min(explicit_recorded or stamp, datetime.now(timezone.utc))}
-        stored = self.same_value(pred, row["object_value"], [e["object_value"] for e in
-                                                             sorted(prior_rows, key=lambda e: (native(e["recorded_at"]), e["id"]))])
-        if stored is not None:
-            row["object_value"] = stored  # a variant spelling reinforces the stored value
-        event = event_of(row)
-        step = plan(records, event, registry, lambda: f"fact_{uuid.uuid4().hex}", prior_events=prior)
-        if step.decision == "noop" and any(e.id == event.id for e in prior):
-            return _result(step, event, records)  # a retried transaction that had committed
-        [linked] = await tx.run("facts/event_write", event=row, evidence_turn_ids=turn_ids)
-        spans, _ = timeline([*prior, event], registry.cardinality(pred))
-        has_evidence = linked["linked"] > 0 or any(r.get("evidence_count") for r in prior_rows)
-        await _write_plan(tx, step, slot, fact_rows, [*prior_rows, row], records, spans, has_evidence)
-        return _result(step, event, records)
+    def _registry(self, given: PredicateRegistry | None, pred: str,
+                  prior_rows: list[Mapping[str, Any]]) -> PredicateRegistry:
+        """None given (a change event asks nobody): the cardinality the slot's events were written with."""
+        if given is not None:
+            return given
+        decided = any(r.get("cardinality_by") for r in prior_rows)
+        return PredicateRegistry({**self.overrides, **({pred: "one"} if decided else {})})
 
+    def _spelling(self, predicate: str, value: str, prior_rows: list[Mapping[str, Any]]) -> str:
+        stored = self.same_value(predicate, value, [e["object_value"] for e in
+                                                    sorted(prior_rows, key=lambda e: (native(e["recorded_at"]), e["id"]))])
+        return value if stored is None else stored  # a variant spelling reinforces the stored value
 
-async def _write_plan(
-    tx: Tx, step: FactPlan, slot: dict[str, str], fact_rows: list[Mapping[str, Any]],
-    event_rows: list[Mapping[str, Any]], records: list[FactRecord], spans: list[Span], has_evidence: bool,
-) -> None:
-    """Write one plan. Reinforcement comes last: it write-locks kept versions, and a transaction
-    that adds relationships to a node it has write-locked deadlocks with readers queued on it."""
-    if step.expire:
-        await tx.run("facts/expire", ids=list(step.expire), at=step.transaction_time)
-    if step.create:
-        accessed = _last_access_by_lineage(fact_rows, set(step.expire))
-        trust = {span.key: span.opened_by.trust for span in spans}  # a confirmed opener counts as trusted
-        facts = [_fact_row(r, slot["namespace"], _opener(r, event_rows), accessed.get(r.lineage_id),
-                           trust.get((r.object_value, r.valid_from), "trusted")) for r in step.create]
-        await tx.run("facts/create", **slot, facts=facts)
-    links = _supersede_links(step, records, spans)
-    if links:
-        await tx.run("facts/supersede", links=links)
-    touched = [r.id for r in step.create] + [c.record_id for c in step.reinforce]
-    if has_evidence and touched:
-        await tx.run("facts/evidence", **slot, fact_ids=touched)
-    if step.reinforce:
-        changes = [{"id": c.record_id, "count": c.count, "last_reinforced_at": c.last_reinforced_at}
-                   for c in step.reinforce]
-        await tx.run("facts/reinforce", changes=changes)
-
-
-def _transaction_time(explicit: datetime | None, records: list[FactRecord], prior: list[FactEvent]) -> datetime:
-    """The event's transaction time: never before anything the slot already recorded."""
-    latest = max([r.recorded_at for r in records] + [e.recorded_at for e in prior], default=None)
-    if explicit is not None:
-        if latest is not None and explicit < latest:
-            raise FieldError("recorded_at", f"{explicit.isoformat()} is before {latest.isoformat()}, when this "
-                             "subject+predicate last changed: transaction time only moves forward")
-        return explicit
-    now = datetime.now(timezone.utc)
-    return now if latest is None or now > latest else latest + _TICK
+    async def _write_plan(self, tx: Tx, locked: Locked) -> None:
+        """Write one plan. Reinforcement comes last: it write-locks kept versions, and a transaction
+        that adds relationships to a node it has write-locked deadlocks with readers queued on it."""
+        step, slot, spans = locked.step, locked.slot, locked.spans
+        if step.expire:
+            await tx.run("facts/expire", ids=list(step.expire), at=step.transaction_time)
+        if step.create:
+            accessed = _last_access_by_lineage(locked.version_rows, set(step.expire))
+            trust = {span.key: span.opened_by.trust for span in spans}  # a confirmed opener counts as trusted
+            facts = [_fact_row(r, slot["namespace"], _opener(r, locked.event_rows), accessed.get(r.lineage_id),
+                               trust.get((r.object_value, r.valid_from), "trusted")) for r in step.create]
+            await tx.run("facts/create", **slot, facts=facts)
+        links = _supersede_links(step, locked.records, spans)
+        if links:
+            await tx.run("facts/supersede", links=links)
+        touched = [r.id for r in step.create] + [c.record_id for c in step.reinforce]
+        has_evidence = locked.linked > 0 or any(r.get("evidence_count") for r in locked.event_rows)
+        if has_evidence and touched:
+            await tx.run("facts/evidence", **slot, fact_ids=touched)
+        if step.reinforce:
+            changes = [{"id": c.record_id, "count": c.count, "last_reinforced_at": c.last_reinforced_at}
+                       for c in step.reinforce]
+            await tx.run("facts/reinforce", changes=changes)
 
 
 def _supersede_links(step: FactPlan, records: list[FactRecord], spans: list[Span]) -> list[dict[str, str]]:
@@ -302,12 +234,3 @@ def _fact_row(record: FactRecord, namespace: str, opener: Mapping[str, Any], las
         obj_key = opener.get("object_key") or entity_key(record.object_value)
         obj = {"id": entity_id(namespace, obj_key), "key": obj_key, "name": record.object_value, "type": object_type}
     return {"props": props, "object": obj}
-
-
-def _result(step: FactPlan, event: FactEvent, records: list[FactRecord]) -> RememberResult:
-    held = holder(records, step, event)
-    return RememberResult(
-        decision=step.decision, fact_id=held.id if held else None,
-        fact_ids=[r.id for r in step.create] + [c.record_id for c in step.reinforce],
-        expired_ids=list(step.expire), event_id=event.id, recorded_at=step.transaction_time,
-    )

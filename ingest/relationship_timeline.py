@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from kg.ingest.temporal import Cardinality, FactEvent, FactPlan, FactRecord, PredicateRegistry, holds, plan
+from kg.ingest.temporal import FactEvent, FactPlan, FactRecord, PredicateRegistry, holds, plan
 
 ONE_TO_ONE_TYPES: frozenset[str] = frozenset({
     "works_for", "employed_by", "reports_to", "managed_by", "married_to", "lives_with", "engaged_to",
@@ -38,10 +38,7 @@ EdgePlan = FactPlan
 class RelationshipTypes(PredicateRegistry):
     """Cardinality per relationship type: `ONE_TO_ONE_TYPES`, then `overrides`. Unknown types are "many"."""
 
-    def cardinality(self, predicate: str) -> Cardinality:
-        if predicate in self.overrides:
-            return self.overrides[predicate]
-        return "one" if predicate in ONE_TO_ONE_TYPES else "many"
+    functional = ONE_TO_ONE_TYPES
 
 
 @dataclass(frozen=True)

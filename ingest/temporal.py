@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import MappingProxyType
-from typing import Literal
+from typing import ClassVar, Literal
 
 from kg.core.models.facts import Decision
 from kg.core.models.requests import Op, Source  # noqa: F401 - the one definition, used by this module's users too
@@ -73,6 +73,7 @@ class PredicateRegistry:
     """Cardinality per predicate: the defaults above, then `overrides`. Unknown predicates are "many"."""
 
     overrides: Mapping[str, Cardinality] = field(default_factory=dict)
+    functional: ClassVar[frozenset[str]] = FUNCTIONAL_PREDICATES  # "one" unless overridden
 
     def __post_init__(self) -> None:
         bad = {p: c for p, c in self.overrides.items() if c not in ("one", "many")}
@@ -83,7 +84,7 @@ class PredicateRegistry:
     def cardinality(self, predicate: str) -> Cardinality:
         if predicate in self.overrides:
             return self.overrides[predicate]
-        return "one" if predicate in FUNCTIONAL_PREDICATES else "many"
+        return "one" if predicate in self.functional else "many"
 
     def is_functional(self, predicate: str) -> bool:
         return self.cardinality(predicate) == "one"

@@ -52,15 +52,21 @@ def predicate_key(predicate: str) -> str:
     return key
 
 
-class RememberResult(BaseModel):
-    """What one `remember` did."""
+class StatementResult(BaseModel):
+    """What one write of a statement (a fact's `remember`, a relationship's `relate`) did; each
+    names the versions it created or reinforced in fields of its own."""
 
     decision: Decision
-    fact_id: str | None  # the fact holding the stated value (for a retraction: its ended version)
-    fact_ids: list[str]  # every version created or reinforced
     expired_ids: list[str]  # versions no longer believed (kept, with expired_at set)
     event_id: str
     recorded_at: datetime  # the transaction time the event was recorded at
+
+
+class RememberResult(StatementResult):
+    """What one `remember` did."""
+
+    fact_id: str | None  # the fact holding the stated value (for a retraction: its ended version)
+    fact_ids: list[str]  # every version created or reinforced
 
 
 class FactChange(BaseModel):

@@ -7,21 +7,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from kg.core.models.facts import Decision
+from kg.core.models.facts import StatementResult
 from kg.core.models.vocabulary import Trust
 
 RelationshipStatus = Literal["current", "ended", "expired"]  # expired: belief replaced this version
 
 
-class RelateResult(BaseModel):
+class RelateResult(StatementResult):
     """What one `relate` did."""
 
-    decision: Decision
     edge_id: str | None  # the edge holding the stated target (for a retraction: its ended version)
     edge_ids: list[str]  # every version created or reinforced
-    expired_ids: list[str]  # versions no longer believed (kept, with expired_at set)
-    event_id: str
-    recorded_at: datetime
 
 
 class RelationshipView(BaseModel):
