@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -29,7 +29,9 @@ from kg.core.job_models import Job
 from kg.core.models import IngestReport, Message, Session, Turn
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
-from kg.core.requests import CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request
+from kg.core.requests import (
+    CorrectionReport, FactAssertion, FactQuery, Op, RelationshipAssertion, RelationshipQuery, Request, Source,
+)
 from kg.client_review import ReviewCalls
 from kg.core.vocabulary import Trust
 from kg.synchronous import Synchronous, twin
@@ -215,8 +217,8 @@ class AsyncClient(ReviewCalls):
 
     # -- relationships over time --------------------------------------------------------------
     async def relate(self, namespace: str, subject: str, type: str, object: str, valid_from: datetime | None = None,
-                     recorded_at: datetime | None = None, op: Literal["assert", "retract"] = "assert",
-                     source: Literal["stated", "observed", "inferred", "system"] = "stated",
+                     recorded_at: datetime | None = None, op: Op = "assert",
+                     source: Source = "stated",
                      evidence_turn_ids: Iterable[str] = (), subject_type: str = "other",
                      object_type: str = "other", trust: Trust = "trusted") -> RelateResult:
         body = _fields(RelationshipAssertion, locals())
@@ -231,8 +233,8 @@ class AsyncClient(ReviewCalls):
     # -- facts over time ----------------------------------------------------------------------
     async def remember(self, namespace: str, subject: str, predicate: str, object: str,
                        valid_from: datetime | None = None, recorded_at: datetime | None = None,
-                       source: Literal["stated", "observed", "inferred", "system"] = "stated",
-                       op: Literal["assert", "retract"] = "assert", evidence_turn_ids: Iterable[str] = (),
+                       source: Source = "stated",
+                       op: Op = "assert", evidence_turn_ids: Iterable[str] = (),
                        extractor: str | None = None, prompt_version: str | None = None,
                        subject_type: str = "other", object_type: str | None = None,
                        trust: Trust = "trusted") -> RememberResult:
