@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -23,10 +23,10 @@ from pydantic_core import to_jsonable_python
 from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
     AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
 )
-from kg.core.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
+from kg.core.correction_models import CoreRules, CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView
 from kg.core.facts_models import FactView, RememberResult
 from kg.core.job_models import Job
-from kg.core.models import IngestReport, Message, Session, Turn
+from kg.core.models import Attachment, IngestReport, Message, Session, Turn
 from kg.core.relationship_models import RelateResult, RelationshipView
 from kg.core.recall_models import MemoryHit, RankedTurn, SessionHit, Summary
 from kg.core.requests import (
@@ -151,9 +151,10 @@ class AsyncClient(ReviewCalls):
 
     # -- write ------------------------------------------------------------------------------
     async def add_message(self, namespace: str, role: str, text: str, ts: datetime, speaker: str | None = None,
-                          session_id: str | None = None, trust: Trust = "trusted") -> Turn:
+                          session_id: str | None = None, attachments: Sequence[Attachment | Mapping[str, Any]] = (),
+                          trust: Trust = "trusted") -> Turn:
         message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
-                          trust=trust)
+                          attachments=list(attachments), trust=trust)
         await self._call("POST", self._ns(namespace, "/messages"), json={"messages": [_wire(message)]})
         candidates = [session_id] if session_id else [s.id for s in await self.sessions(namespace, limit=5)]
         for sid in candidates:
@@ -286,7 +287,7 @@ class AsyncClient(ReviewCalls):
     # -- corrections and rules -------------------------------------------------------------------
     async def add_correction(self, namespace: str, session_id: str, rule_text: str,
                              original_behavior: str | None = None, corrected_behavior: str | None = None,
-                             correction_type: str = "preference", seen_at: datetime | None = None,
+                             correction_type: CorrectionType = "preference", seen_at: datetime | None = None,
                              evidence_turn_ids: Iterable[str] = (), confidence: float | None = None,
                              trust: Trust = "trusted") -> CorrectionResult:
         return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult,
