@@ -515,7 +515,7 @@ class AsyncMemory(Engine):
         (default for a file: its modification time), a second apart."""
         return await self._import(_history_import.messages(namespace, source, format, session_id, start, tools))
 
-    async def _import(self, items: Iterable[Message | _history_import.Rejected]) -> IngestReport:
+    async def _import(self, items: Iterable[_history_import.Item]) -> IngestReport:
         return await _history_import.write(self.store, self.embedder, self.settings, self.fallback_embedder, items)
 
     # -- review: why, what changed, undo, confirm (kg._review; docs/trust.md) -------------------
