@@ -46,10 +46,6 @@ def _unsupported(**arguments: Any) -> None:
         raise ValueError(f"{', '.join(given)}: not offered by the HTTP API; use AsyncMemory for it")
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def _search(query: str, k: int, recipe: str | None, as_of: datetime | None, now: datetime | None) -> dict[str, Any]:
     """A search's query parameters; over HTTP a recipe is given by name."""
     if recipe is not None and not isinstance(recipe, str):
@@ -62,7 +58,7 @@ def _query(**params: Any) -> dict[str, Any]:
     for name, value in params.items():
         if value is None:
             continue
-        out[name] = _iso(value) if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) else value
+        out[name] = value.isoformat() if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) else value
     return out
 
 
