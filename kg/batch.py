@@ -9,7 +9,7 @@ from typing import Any, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg.core.settings.tree import Settings
-from kg.core.models.limits import SessionId, Timestamp
+from kg.core.models.limits import MAX_CHARS, SessionId, Timestamp
 from kg.core.models.turns import ATTACHMENTS_MAX, Attachment, Message, Role
 from kg.core.models.vocabulary import Trust
 
@@ -21,9 +21,9 @@ class MessageIn(BaseModel):
     role: Role
     text: str = Field(min_length=1)
     ts: Timestamp
-    speaker: str | None = Field(None, max_length=200)
+    speaker: str | None = Field(None, max_length=MAX_CHARS["speaker"])
     session_id: SessionId | None = None
-    external_id: str | None = Field(None, max_length=200)
+    external_id: str | None = Field(None, max_length=MAX_CHARS["external_id"])
     attachments: list[Attachment] = Field(default_factory=list, max_length=ATTACHMENTS_MAX,
                                           description="What was shared with the message; captions are searchable.")
     verbatim: str | None = Field(None, min_length=1, description="The message as the caller's framework shaped it "
@@ -31,7 +31,9 @@ class MessageIn(BaseModel):
     trust: Trust = Field("trusted", description="untrusted: tool output, a web page, another agent's message")
 
 
-class FieldError(BaseModel):
+class ItemError(BaseModel):
+    """Why an item was rejected: the field (as a path, e.g. `messages[2].ts`) and the message."""
+
     field: str
     message: str
 
@@ -39,7 +41,7 @@ class FieldError(BaseModel):
 class ItemResult(BaseModel):
     index: int
     status: Literal["accepted", "rejected"]
-    errors: list[FieldError] = Field(default_factory=list)
+    errors: list[ItemError] = Field(default_factory=list)
 
 
 class BatchResult(BaseModel):
@@ -105,5 +107,5 @@ def validate_items(settings: Settings, namespace: str, items: Sequence[Any], fie
             except ValidationError as exc:
                 errors = validation_detail(exc.errors(), (field, i))
         results.append(ItemResult(index=i, status="rejected" if errors else "accepted",
-                                  errors=[FieldError(**e) for e in errors]))
+                                  errors=[ItemError(**e) for e in errors]))
     return messages, results

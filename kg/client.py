@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -23,13 +23,15 @@ from pydantic_core import to_jsonable_python
 from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
     AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
 )
-from kg.core.models.corrections import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
+from kg.core.models.corrections import CoreRules, CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView
 from kg.core.models.facts import FactView, RememberResult
 from kg.core.models.jobs import Job
-from kg.core.models.turns import IngestReport, Message, Session, Turn
+from kg.core.models.turns import Attachment, IngestReport, Message, Session, Turn
 from kg.core.models.relationships import RelateResult, RelationshipView
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary
-from kg.core.models.requests import CorrectionReport, FactAssertion, FactQuery, RelationshipAssertion, RelationshipQuery, Request
+from kg.core.models.requests import (
+    CorrectionReport, FactAssertion, FactQuery, Op, RelationshipAssertion, RelationshipQuery, Request, Source,
+)
 from kg.client_review import ReviewCalls
 from kg.core.models.vocabulary import Trust
 from kg.synchronous import Synchronous, twin
@@ -44,10 +46,6 @@ def _unsupported(**arguments: Any) -> None:
         raise ValueError(f"{', '.join(given)}: not offered by the HTTP API; use AsyncMemory for it")
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def _search(query: str, k: int, recipe: str | None, as_of: datetime | None, now: datetime | None) -> dict[str, Any]:
     """A search's query parameters; over HTTP a recipe is given by name."""
     if recipe is not None and not isinstance(recipe, str):
@@ -60,7 +58,7 @@ def _query(**params: Any) -> dict[str, Any]:
     for name, value in params.items():
         if value is None:
             continue
-        out[name] = _iso(value) if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) else value
+        out[name] = value.isoformat() if isinstance(value, datetime) else str(value).lower() if isinstance(value, bool) else value
     return out
 
 
@@ -149,9 +147,10 @@ class AsyncClient(ReviewCalls):
 
     # -- write ------------------------------------------------------------------------------
     async def add_message(self, namespace: str, role: str, text: str, ts: datetime, speaker: str | None = None,
-                          session_id: str | None = None, trust: Trust = "trusted") -> Turn:
+                          session_id: str | None = None, attachments: Sequence[Attachment | Mapping[str, Any]] = (),
+                          trust: Trust = "trusted") -> Turn:
         message = Message(namespace=namespace, role=role, text=text, ts=ts, speaker=speaker, session_id=session_id,
-                          trust=trust)
+                          attachments=list(attachments), trust=trust)
         await self._call("POST", self._ns(namespace, "/messages"), json={"messages": [_wire(message)]})
         candidates = [session_id] if session_id else [s.id for s in await self.sessions(namespace, limit=5)]
         for sid in candidates:
@@ -215,8 +214,8 @@ class AsyncClient(ReviewCalls):
 
     # -- relationships over time --------------------------------------------------------------
     async def relate(self, namespace: str, subject: str, type: str, object: str, valid_from: datetime | None = None,
-                     recorded_at: datetime | None = None, op: Literal["assert", "retract"] = "assert",
-                     source: Literal["stated", "observed", "inferred", "system"] = "stated",
+                     recorded_at: datetime | None = None, op: Op = "assert",
+                     source: Source = "stated",
                      evidence_turn_ids: Iterable[str] = (), subject_type: str = "other",
                      object_type: str = "other", trust: Trust = "trusted") -> RelateResult:
         body = _fields(RelationshipAssertion, locals())
@@ -231,8 +230,8 @@ class AsyncClient(ReviewCalls):
     # -- facts over time ----------------------------------------------------------------------
     async def remember(self, namespace: str, subject: str, predicate: str, object: str,
                        valid_from: datetime | None = None, recorded_at: datetime | None = None,
-                       source: Literal["stated", "observed", "inferred", "system"] = "stated",
-                       op: Literal["assert", "retract"] = "assert", evidence_turn_ids: Iterable[str] = (),
+                       source: Source = "stated",
+                       op: Op = "assert", evidence_turn_ids: Iterable[str] = (),
                        extractor: str | None = None, prompt_version: str | None = None,
                        subject_type: str = "other", object_type: str | None = None,
                        trust: Trust = "trusted") -> RememberResult:
@@ -284,7 +283,7 @@ class AsyncClient(ReviewCalls):
     # -- corrections and rules -------------------------------------------------------------------
     async def add_correction(self, namespace: str, session_id: str, rule_text: str,
                              original_behavior: str | None = None, corrected_behavior: str | None = None,
-                             correction_type: str = "preference", seen_at: datetime | None = None,
+                             correction_type: CorrectionType = "preference", seen_at: datetime | None = None,
                              evidence_turn_ids: Iterable[str] = (), confidence: float | None = None,
                              trust: Trust = "trusted") -> CorrectionResult:
         return await self._call("POST", self._ns(namespace, "/corrections"), CorrectionResult,

@@ -28,7 +28,7 @@ from kg.core.settings.tree import Settings, load_settings
 from kg.core.embedders.configured import embedder_for, fallback_for
 from kg.core.embedders.base import Embedder
 from kg.core.llm.transport import llm_configured
-from kg.core.models.turns import Session, Turn
+from kg.core.models.turns import Session
 from kg.core.store.store import DatabaseUnreachable, Store, StoreError, unavailable
 from kg.core.store.values import native_props
 
@@ -214,18 +214,10 @@ class Engine:
         retriever); a bare engine (a job worker) searches nothing."""
         return None
 
-    # -- reads every door needs ---------------------------------------------------------------------
+    # -- what the jobs read --------------------------------------------------------------------------
     async def session(self, namespace: str, session_id: str) -> Session | None:
         rows = await self.store.read("sessions/get", namespace=namespace, session_id=session_id)
         return Session.model_validate(native_props(rows[0]["session"])) if rows else None
-
-    async def sessions(self, namespace: str, limit: int = 100) -> list[Session]:
-        rows = await self.store.read("sessions/list", namespace=namespace, limit=limit)
-        return [Session.model_validate(native_props(r["session"])) for r in rows]
-
-    async def turns(self, namespace: str, session_id: str) -> list[Turn]:
-        rows = await self.store.read("sessions/turns", namespace=namespace, session_id=session_id)
-        return [Turn.model_validate(native_props(r["turn"])) for r in rows]
 
 
 def _load(embedder: Embedder) -> None:

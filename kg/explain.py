@@ -1,7 +1,7 @@
 """Reading a subject+predicate's chain of events (docs/trust.md): what each event does now (the
 replay of `kg.ingest.temporal`, the same one the writers run), which events made one version what
 it is, a fact's confidence in parts, and the changes since a moment. Pure: the facade
-(`kg.memory_trust`) reads the rows and hands them here.
+(`kg._review`) reads the rows and hands them here.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@ route depends on (`Namespace`, `Existing`), the open memory (`Mem`), the namespa
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Sequence
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Security
@@ -12,8 +11,8 @@ from fastapi.security import APIKeyHeader
 
 from kg.access import writer_trust
 from kg.memory import AsyncMemory
-from kg.core.models.limits import Timestamp
-from kg.core.models.turns import NAMESPACE_RULE, as_utc, valid_namespace
+from kg.core.models.requests import Instant
+from kg.core.models.turns import NAMESPACE_RULE, valid_namespace
 from kg.core.models.vocabulary import Trust
 
 API_VERSION = "1"
@@ -68,11 +67,7 @@ Namespace = Annotated[str, Depends(scoped_namespace)]
 KeyTrust = Annotated[Trust, Depends(key_trust)]
 Existing = Annotated[str, Depends(existing_namespace)]
 Mem = Annotated[AsyncMemory, Depends(memory_of)]
-Instant = Annotated[Timestamp | None, Query(description="ISO 8601; without an offset: UTC.")]
-
-
-def utc(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None
+InstantQuery = Annotated[Instant | None, Query(description="ISO 8601; without an offset: UTC.")]
 
 
 def error_response(status: int, error: str, message: str, detail: Sequence[dict[str, Any]] = ()) -> JSONResponse:

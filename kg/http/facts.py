@@ -9,7 +9,7 @@ from kg.core.models.corrections import CorrectionResult, CorrectionStatus, Corre
 from kg.core.models.facts import FactView, RememberResult
 from kg.core.models.limits import MAX_CHARS
 from kg.core.models.requests import CorrectionReport, FactAssertion
-from kg.http.common import KeyTrust, trust_of, Existing, Instant, Mem, Namespace, namespace_router, utc
+from kg.http.common import KeyTrust, trust_of, Existing, InstantQuery, Mem, Namespace, namespace_router
 
 scoped = namespace_router()
 
@@ -21,20 +21,20 @@ class RulesOut(CoreRules):
 @scoped.get("/facts", response_model=list[FactView], tags=["facts"])
 async def facts(
     namespace: Existing, memory: Mem, subject: str = Query(min_length=1, max_length=500),
-    predicate: str | None = Query(None, max_length=200), as_of: Instant = None, known_at: Instant = None,
+    predicate: str | None = Query(None, max_length=200), as_of: InstantQuery = None, known_at: InstantQuery = None,
     include_superseded: bool = False,
 ) -> list[FactView]:
     """What holds for `subject` at valid time `as_of` as believed at `known_at` (both default: now)."""
-    return await memory.facts(namespace, subject, predicate, utc(as_of), utc(known_at), include_superseded)
+    return await memory.facts(namespace, subject, predicate, as_of, known_at, include_superseded)
 
 
 @scoped.get("/facts/history", response_model=list[FactView], tags=["facts"])
 async def fact_history(
     namespace: Existing, memory: Mem, subject: str = Query(min_length=1, max_length=500),
-    predicate: str | None = Query(None, max_length=200), known_at: Instant = None, include_expired: bool = False,
+    predicate: str | None = Query(None, max_length=200), known_at: InstantQuery = None, include_expired: bool = False,
 ) -> list[FactView]:
     """Every interval of the subject's facts, with what superseded each."""
-    return await memory.history(namespace, subject, predicate, utc(known_at), include_expired)
+    return await memory.history(namespace, subject, predicate, known_at, include_expired)
 
 
 @scoped.post("/facts", response_model=RememberResult, tags=["facts"])
@@ -74,7 +74,7 @@ async def confirm_rule(namespace: Existing, correction_id: str, memory: Mem) -> 
 
 
 @scoped.get("/rules", response_model=RulesOut, tags=["rules"])
-async def rules(namespace: Existing, memory: Mem, at: Instant = None) -> RulesOut:
+async def rules(namespace: Existing, memory: Mem, at: InstantQuery = None) -> RulesOut:
     """Rules and strong preferences standing at `at` (default now), with a prompt block."""
-    core = await memory.core_rules(namespace, utc(at))
+    core = await memory.core_rules(namespace, at)
     return RulesOut(**core.model_dump(), prompt=core.render())

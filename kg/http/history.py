@@ -12,7 +12,7 @@ from fastapi import HTTPException, Query, Request, Response
 
 from kg.core.models.limits import SessionId
 from kg.core.models.turns import IngestReport
-from kg.http.common import Instant, Mem, Namespace, namespace_router, utc
+from kg.http.common import InstantQuery, Mem, Namespace, namespace_router
 
 scoped = namespace_router()
 HistoryFormat = Literal["claude-code", "chatgpt", "openai", "anthropic"]
@@ -28,7 +28,7 @@ async def import_history(request: Request, response: Response, namespace: Namesp
                          memory: Mem, tools: bool = True,
                          session_id: SessionId | None = Query(None, description="Of a session (a conversation) that "
                                                               "names none; required for message lists."),
-                         start: Instant = None) -> IngestReport:
+                         start: InstantQuery = None) -> IngestReport:
     """Import a transcript or an export; `tools`: tool calls and their results as attachments (false:
     left out); `start`: when a message list without times began."""
     body = await request.body()
@@ -40,7 +40,7 @@ async def import_history(request: Request, response: Response, namespace: Namesp
         elif format == "chatgpt":
             report = await memory.import_chatgpt(namespace, body, tools)
         else:
-            report = await memory.import_messages(namespace, body, format, session_id, utc(start), tools)
+            report = await memory.import_messages(namespace, body, format, session_id, start, tools)
     except ValueError as exc:
         field, _, message = str(exc).partition(": ")
         raise HTTPException(422, [{"field": field if message else "body", "message": message or field}]) from None

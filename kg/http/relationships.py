@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import Query, Request
 
 from kg.core.models.requests import RelationshipAssertion
-from kg.http.common import KeyTrust, trust_of, Existing, Instant, Mem, Namespace, namespace_router, utc
+from kg.http.common import KeyTrust, trust_of, Existing, InstantQuery, Mem, Namespace, namespace_router
 from kg.core.models.relationships import RelateResult, RelationshipView
 
 scoped = namespace_router()
@@ -14,11 +14,11 @@ scoped = namespace_router()
 @scoped.get("/relationships", response_model=list[RelationshipView], tags=["relationships"])
 async def relationships(
     namespace: Existing, memory: Mem, subject: str = Query(min_length=1, max_length=500),
-    type: str | None = Query(None, max_length=200), as_of: Instant = None, known_at: Instant = None,
+    type: str | None = Query(None, max_length=200), as_of: InstantQuery = None, known_at: InstantQuery = None,
     include_ended: bool = False,
 ) -> list[RelationshipView]:
     """The relationships of `subject` holding at valid time `as_of` as believed at `known_at` (both default: now)."""
-    return await memory.relationships(namespace, subject, type, utc(as_of), utc(known_at), include_ended)
+    return await memory.relationships(namespace, subject, type, as_of, known_at, include_ended)
 
 
 @scoped.post("/relationships", response_model=RelateResult, tags=["relationships"])

@@ -9,7 +9,7 @@ from fastapi import HTTPException, Query, Request
 
 from kg.core.models.limits import FieldError
 from kg.core.models.trust import ChangeResult, Changes, Explanation
-from kg.http.common import Existing, Instant, Mem, namespace_router, utc
+from kg.http.common import Existing, InstantQuery, Mem, namespace_router
 from kg.http.erase import erased_by
 
 scoped = namespace_router()
@@ -38,11 +38,11 @@ async def relationship_why(namespace: Existing, edge_id: str, memory: Mem) -> Ex
 
 
 @scoped.get("/changes", response_model=Changes, tags=["review"])
-async def changes(namespace: Existing, memory: Mem, since: Instant = None,
+async def changes(namespace: Existing, memory: Mem, since: InstantQuery = None,
                   limit: int = Query(100, ge=1, le=1000)) -> Changes:
     """The changes since `since` (default: ever): supersessions, retractions, held untrusted
     statements, withdrawals, rewinds, reverts, confirmations, and invalidated corrections."""
-    return await memory.changes(namespace, utc(since), limit)
+    return await memory.changes(namespace, since, limit)
 
 
 async def _change(request: Request, memory: Any, namespace: str, id: str, what: str) -> ChangeResult:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Awaitable, Callable, Literal, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -29,11 +29,11 @@ from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode  # noqa: E
 from kg.core.models.facts import entity_id, entity_key, predicate_key
 from kg.memory import AsyncMemory
 from kg.core.models.turns import ROLES, Message, as_utc
+from kg.core.models.requests import Op, Source
 from kg.core.store.values import native
 
 T = TypeVar("T")
 PAGE = 500
-FactSource = Literal["stated", "observed", "inferred", "system"]
 
 # "Alice: hi", "user: hi", "Alice (user): hi": graphiti's message episodes, one line per message.
 _LINE = re.compile(r"^(?P<speaker>[^:\n()]{1,100}?)\s*(?:\((?P<role>user|assistant|system|tool)\))?:\s+(?P<text>.*)$",
@@ -133,7 +133,7 @@ async def import_graphiti(
     source: GraphitiSource,
     group_id: str,
     namespace: str,
-    fact_source: FactSource = "stated",
+    fact_source: Source = "stated",
     echo: Callable[[str], None] = lambda _: None,
 ) -> GraphitiImportReport:
     """Import Graphiti group `group_id` into `namespace` (see the module docstring)."""
@@ -198,7 +198,7 @@ async def _import_entities(memory: AsyncMemory, entities: list[EntityNode], name
 
 async def _import_edges(memory: AsyncMemory, edges: list[EntityEdge], entities: list[EntityNode],
                         types: dict[str, str], evidence: dict[str, list[str]], namespace: str,
-                        fact_source: FactSource, report: GraphitiImportReport) -> None:
+                        fact_source: Source, report: GraphitiImportReport) -> None:
     """Asserts and retractions in transaction-time order (each fact slot's time only moves forward)."""
     names = {n.uuid: n.name for n in entities}
     events: list[tuple[datetime, int, EntityEdge]] = []
@@ -215,7 +215,7 @@ async def _import_edges(memory: AsyncMemory, edges: list[EntityEdge], entities: 
             for r in rows}
     for recorded_at, retract, edge in sorted(events, key=lambda ev: (ev[0], ev[1], ev[2].uuid)):
         subject, obj = names[edge.source_node_uuid], names[edge.target_node_uuid]
-        op: Literal["assert", "retract"] = "retract" if retract else "assert"
+        op: Op = "retract" if retract else "assert"
         if (entity_key(subject), predicate_key(edge.name), op, obj.strip(), recorded_at) in done:
             continue  # imported before
         valid_from = edge.valid_at or edge.reference_time or edge.created_at
