@@ -99,3 +99,16 @@ async def test_batch_limits_in_process(memory: AsyncMemory, namespace: str) -> N
             {"role": "user", "text": "x", "ts": T0.isoformat(), "namespace": "other"}]}))
         assert "namespace" in text
     assert await nodes_in(memory, (namespace, "other")) == 0
+
+
+async def test_relationships_as_of_checks_the_namespace_as_facts_as_of_does(memory: AsyncMemory,
+                                                                           namespace: str) -> None:
+    """Both reads go through the same check: an invalid name and a namespace that holds nothing are
+    refused with the same text by either tool."""
+    async with Client(build_server(LocalScope(opened=memory))) as client:
+        for bad in (*BAD_NAMESPACES, namespace + "-unknown"):
+            args = {"namespace": bad, "subject": "user"}
+            facts = error_text(await client.call_tool("facts_as_of", args))
+            relationships = error_text(await client.call_tool("relationships_as_of", args))
+            assert relationships.replace("relationships_as_of", "facts_as_of") == facts, bad[:20]
+            assert ("not a valid namespace" if bad in BAD_NAMESPACES else "holds no data") in relationships

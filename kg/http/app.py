@@ -2,9 +2,10 @@
 
 Every memory route lives under `/v1/namespaces/{namespace}`; a request passes the API-key check
 (`kg.access`) for that namespace before it touches the database. Errors are JSON:
-`{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Each route module
-(`kg.http.routes`: health and jobs, `.operations`, `.turns`, `.facts`, `.relationships`, `.erase`,
-`.export`) holds its own router, included here by `create_app`; the MCP endpoint (`/mcp`, streamable HTTP) comes from `kg.mcp.server`.
+`{"error": code, "message": summary, "detail": [{"field": ..., "message": ...}]}`. Each subject's
+module (`SUBJECTS`: `kg.http.operations` for health, readiness and metrics, `.sessions`, `.search`,
+`.facts`, ...) holds its own router, which its `register(app)` includes; the MCP endpoint (`/mcp`,
+streamable HTTP) comes from `kg.mcp.server`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kg.http import erase, export, facts, history, operations, relationships, review, routes, turns  # noqa: E402
+from kg.http import (  # noqa: E402
+    corrections, erase, export, facts, history, jobs, operations, relationships, review, search, sessions)
 from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
 from kg.http.asgi import HttpMiddleware, StatusWatch  # noqa: E402
@@ -45,6 +47,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5  # what a 503 tells the client to wait
+# The routes by subject, each module's `register(app)`: /health, /ready and /metrics, then the rest
+# under /v1/namespaces/{namespace}; the same subjects as `kg.mcp` and `kg.cli`.
+SUBJECTS = (operations, sessions, search, facts, corrections, relationships, erase, review, export, history, jobs)
 
 
 def create_app(settings: Settings | None = None, memory: AsyncMemory | None = None,
@@ -98,16 +103,8 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
     app.add_middleware(BodyLimit, max_bytes=settings.http.max_body_bytes)
     _install_error_handlers(app)
     app.add_middleware(Backpressure, settings=settings.http)
-    app.include_router(routes.public)  # /health
-    app.include_router(operations.public)  # /ready, /metrics
-    app.include_router(turns.scoped)  # the rest under /v1/namespaces/{namespace}
-    app.include_router(facts.scoped)
-    app.include_router(relationships.scoped)
-    app.include_router(erase.scoped)
-    app.include_router(review.scoped)
-    app.include_router(export.scoped)
-    app.include_router(history.scoped)  # imports of a user's history
-    app.include_router(routes.scoped)  # jobs
+    for subject in SUBJECTS:
+        subject.register(app)
     mcp.mount(app, mcp_server, settings)
     if settings.http.metrics:  # outermost, so that refusals are counted too
         app.state.metrics = Metrics()
@@ -118,7 +115,7 @@ def create_app(settings: Settings | None = None, memory: AsyncMemory | None = No
 
 
 def _tracing(settings: Settings) -> "Tracing | None":
-    """The app's `kg.core.tracing.Tracing` when `[telemetry] tracing` is on (OpenTelemetry is
+    """The app's `kg.core.telemetry.tracing.Tracing` when `[telemetry] tracing` is on (OpenTelemetry is
     imported only then), else None."""
     if not settings.telemetry.tracing:
         return None

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request
 
 from kg.access import key_digest
 from kg.access import LOCAL
 from kg.http.common import Existing, Mem, api_key, namespace_router
 from kg.core.models.turns import Erasure
 
-scoped = namespace_router()
+router = namespace_router()
 
 RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "The namespace holds nothing, or no such session, turn or subject."}}
 
@@ -23,7 +23,7 @@ def erased_by(request: Request) -> str:
     return key_digest(key)[:19] if key and request.app.state.keyring.enabled else LOCAL
 
 
-@scoped.delete("/sessions/{session_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+@router.delete("/sessions/{session_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_session(request: Request, namespace: Existing, session_id: str, memory: Mem) -> Erasure:
     """Erase a session: its turns, summaries, decisions and jobs, and the facts, corrections and
     relationships whose only evidence it was (those with other evidence keep it)."""
@@ -33,7 +33,7 @@ async def erase_session(request: Request, namespace: Existing, session_id: str, 
         raise HTTPException(404, [{"field": "session_id", "message": exc.args[0]}]) from None
 
 
-@scoped.delete("/turns/{turn_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+@router.delete("/turns/{turn_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_turn(request: Request, namespace: Existing, turn_id: str, memory: Mem) -> Erasure:
     """Erase one message and what it caused (facts it alone evidenced are rewound, its session's
     summaries and context keys are made again without it)."""
@@ -43,7 +43,7 @@ async def erase_turn(request: Request, namespace: Existing, turn_id: str, memory
         raise HTTPException(404, [{"field": "turn_id", "message": exc.args[0]}]) from None
 
 
-@scoped.delete("/subjects/{subject}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+@router.delete("/subjects/{subject}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_subject(request: Request, namespace: Existing, subject: str, memory: Mem) -> Erasure:
     """Erase every fact and fact event about a subject, its relationships, and its entity when
     nothing else refers to it."""
@@ -53,7 +53,7 @@ async def erase_subject(request: Request, namespace: Existing, subject: str, mem
         raise HTTPException(404, [{"field": "subject", "message": exc.args[0]}]) from None
 
 
-@scoped.delete("", response_model=Erasure, responses=RESPONSES, tags=["forget"])
+@router.delete("", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_namespace(request: Request, namespace: Existing, memory: Mem) -> Erasure:
     """Erase everything in the namespace; only the erasure records remain."""
     try:
@@ -62,3 +62,7 @@ async def erase_namespace(request: Request, namespace: Existing, memory: Mem) ->
         raise HTTPException(404, [{"field": "namespace", "message": exc.args[0]}]) from None
     request.app.state.known_namespaces.discard(namespace)
     return erasure
+
+
+def register(app: FastAPI) -> None:
+    app.include_router(router)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator
 
-from fastapi import HTTPException
+from fastapi import FastAPI, HTTPException
 from fastapi.responses import StreamingResponse
 
 from kg.core.models.export import dumps
 from kg.http.common import Existing, Mem, namespace_router
 
-scoped = namespace_router()
+router = namespace_router()
 
 RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/x-ndjson": {}}, "description": "One JSON record a line (docs/export.md)."},
@@ -19,7 +19,7 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-@scoped.get("/export", response_class=StreamingResponse, responses=RESPONSES, tags=["forget"])
+@router.get("/export", response_class=StreamingResponse, responses=RESPONSES, tags=["forget"])
 async def export_namespace(namespace: Existing, memory: Mem, subject: str | None = None,
                            vectors: bool = False) -> StreamingResponse:
     """Export the namespace, or everything held about `subject`; `vectors` adds the embeddings."""
@@ -35,3 +35,7 @@ async def export_namespace(namespace: Existing, memory: Mem, subject: str | None
             yield dumps(record) + "\n"
 
     return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+
+def register(app: FastAPI) -> None:
+    app.include_router(router)

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import HTTPException, Query, Request, Response
+from fastapi import FastAPI, HTTPException, Query, Request, Response
 
 from kg.core.models.limits import SessionId
 from kg.core.models.turns import IngestReport
 from kg.http.common import InstantQuery, Mem, Namespace, namespace_router
 
-scoped = namespace_router()
+router = namespace_router()
 HistoryFormat = Literal["claude-code", "chatgpt", "openai", "anthropic"]
 BODY: dict[str, Any] = {"requestBody": {"required": True, "description": "The file, as it is.", "content": {
     "application/json": {}, "application/x-ndjson": {}, "application/octet-stream": {}}}}
 
 
-@scoped.post("/import/{format}", response_model=IngestReport, tags=["ingest"], openapi_extra=BODY, responses={
+@router.post("/import/{format}", response_model=IngestReport, tags=["ingest"], openapi_extra=BODY, responses={
     207: {"model": IngestReport, "description": "Some lines or conversations rejected; the rest were stored."},
     413: {"description": "Body larger than `[http] max_body_bytes`."},
     422: {"description": "An empty body, or a parameter refused."}})
@@ -48,3 +48,7 @@ async def import_history(request: Request, response: Response, namespace: Namesp
         request.app.state.known_namespaces.add(namespace)
     response.status_code = 207 if report.rejected else 200
     return report
+
+
+def register(app: FastAPI) -> None:
+    app.include_router(router)

@@ -1,24 +1,38 @@
-"""What an operator's tooling calls: `/ready` (beside the liveness `/health` of `kg.http.routes`)
-and `/metrics` (`kg.http.metrics`, when `[http] metrics = true`)."""
+"""What an operator's tooling calls: the liveness `/health`, the readiness `/ready` and `/metrics`
+(`kg.http.metrics`, when `[http] metrics = true`)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Request, Response, Security
+from fastapi import APIRouter, FastAPI, HTTPException, Request, Response, Security
+from pydantic import BaseModel
 
 from kg import cypher
 from kg.core.embedders.fallback import Embedded, FallbackChain
 from kg.core.local_neo4j.server import LocalNeo4j
-from kg.http.common import api_key, error_response, memory_of
+from kg.http.common import API_VERSION, api_key, error_response, memory_of
 from kg.http.metrics import CONTENT_TYPE, Metrics
 
 PROBE_TEXT = "ready"
-public = APIRouter(tags=["service"])
+router = APIRouter(tags=["service"])
 
 
-@public.get("/ready", responses={503: {"description": "not ready: the failing checks, with Retry-After"}})
+class Health(BaseModel):
+    status: Literal["ok"]
+    database: Literal["up"]
+    version: str
+
+
+@router.get("/health", response_model=Health)
+async def health(request: Request) -> Health:
+    """Liveness: the app is up and the database answers."""
+    await memory_of(request).store.ping(timeout_s=0.8)  # answers 503 within a second when it is down
+    return Health(status="ok", database="up", version=API_VERSION)
+
+
+@router.get("/ready", responses={503: {"description": "not ready: the failing checks, with Retry-After"}})
 async def ready(request: Request) -> Any:
     """Readiness: the database answers, every migration is applied and the embedder is loaded.
     503 with the failing checks otherwise, so a load balancer sends no traffic before then."""
@@ -80,7 +94,7 @@ def _embedder_state(request: Request) -> str:
     return last
 
 
-@public.get("/metrics", response_class=Response, responses={404: {"description": "[http] metrics is off"}})
+@router.get("/metrics", response_class=Response, responses={404: {"description": "[http] metrics is off"}})
 async def metrics(request: Request, key: str | None = Security(api_key)) -> Response:
     """Prometheus text format. Off unless `[http] metrics = true`; with `[http] keys` configured,
     only a key granted every namespace ("*") may read it."""
@@ -91,3 +105,7 @@ async def metrics(request: Request, key: str | None = Security(api_key)) -> Resp
     if grant.namespaces is not None:
         raise HTTPException(403, [{"field": "X-API-Key", "message": "/metrics needs a key granted \"*\""}])
     return Response(await found.scrape(memory_of(request).store), media_type=CONTENT_TYPE)
+
+
+def register(app: FastAPI) -> None:
+    app.include_router(router)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import Query, Request
+from fastapi import FastAPI, Query, Request
 
 from kg.core.models.requests import RelationshipAssertion
 from kg.http.common import KeyTrust, trust_of, Existing, InstantQuery, Mem, Namespace, namespace_router
 from kg.core.models.relationships import RelateResult, RelationshipView
 
-scoped = namespace_router()
+router = namespace_router()
 
 
-@scoped.get("/relationships", response_model=list[RelationshipView], tags=["relationships"])
+@router.get("/relationships", response_model=list[RelationshipView], tags=["relationships"])
 async def relationships(
     namespace: Existing, memory: Mem, subject: str = Query(min_length=1, max_length=500),
     type: str | None = Query(None, max_length=200), as_of: InstantQuery = None, known_at: InstantQuery = None,
@@ -21,10 +21,14 @@ async def relationships(
     return await memory.relationships(namespace, subject, type, as_of, known_at, include_ended)
 
 
-@scoped.post("/relationships", response_model=RelateResult, tags=["relationships"])
+@router.post("/relationships", response_model=RelateResult, tags=["relationships"])
 async def relate(namespace: Namespace, memory: Mem, request: Request, body: RelationshipAssertion,
                  key: KeyTrust) -> RelateResult:
     """Assert or retract `subject -[type]-> object` from `valid_from` (a one-to-one type supersedes)."""
     result = await memory.relate(namespace, **{**body.model_dump(), "trust": trust_of(body, key)})
     request.app.state.known_namespaces.add(namespace)
     return result
+
+
+def register(app: FastAPI) -> None:
+    app.include_router(router)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import HTTPException, Query, Request
+from fastapi import FastAPI, HTTPException, Query, Request
 
 from kg.core.models.limits import FieldError
 from kg.core.models.trust import ChangeResult, Changes, Explanation
 from kg.http.common import Existing, InstantQuery, Mem, namespace_router
 from kg.http.erase import erased_by
 
-scoped = namespace_router()
+router = namespace_router()
 
 RESPONSES: dict[int | str, dict[str, Any]] = {404: {"description": "No such fact, relationship, event or correction."}}
 
@@ -24,20 +24,20 @@ async def _why(memory: Any, namespace: str, id: str, field: str) -> Explanation:
         raise HTTPException(404, [{"field": field, "message": exc.args[0]}]) from None
 
 
-@scoped.get("/facts/{fact_id}/why", response_model=Explanation, responses=RESPONSES, tags=["review"])
+@router.get("/facts/{fact_id}/why", response_model=Explanation, responses=RESPONSES, tags=["review"])
 async def fact_why(namespace: Existing, fact_id: str, memory: Mem) -> Explanation:
     """Why this fact version is current, ended, superseded or expired: the chain of events of its
     subject+predicate, each with its source, time, trust, confidence and the turns it quotes."""
     return await _why(memory, namespace, fact_id, "fact_id")
 
 
-@scoped.get("/relationships/{edge_id}/why", response_model=Explanation, responses=RESPONSES, tags=["review"])
+@router.get("/relationships/{edge_id}/why", response_model=Explanation, responses=RESPONSES, tags=["review"])
 async def relationship_why(namespace: Existing, edge_id: str, memory: Mem) -> Explanation:
     """Why this relationship version is current, ended or expired (as `GET /facts/{id}/why`)."""
     return await _why(memory, namespace, edge_id, "edge_id")
 
 
-@scoped.get("/changes", response_model=Changes, tags=["review"])
+@router.get("/changes", response_model=Changes, tags=["review"])
 async def changes(namespace: Existing, memory: Mem, since: InstantQuery = None,
                   limit: int = Query(100, ge=1, le=1000)) -> Changes:
     """The changes since `since` (default: ever): supersessions, retractions, held untrusted
@@ -55,14 +55,18 @@ async def _change(request: Request, memory: Any, namespace: str, id: str, what: 
         raise HTTPException(422, [{"field": "id", "message": exc.message}]) from None
 
 
-@scoped.post("/changes/{id}/revert", response_model=ChangeResult, responses=RESPONSES, tags=["review"])
+@router.post("/changes/{id}/revert", response_model=ChangeResult, responses=RESPONSES, tags=["review"])
 async def revert(request: Request, namespace: Existing, id: str, memory: Mem) -> ChangeResult:
     """Undo one automatic change by a new event: a supersession or retraction (the old value holds
     again), a withdrawal, revert or confirmation, or a correction's automatic invalidation."""
     return await _change(request, memory, namespace, id, "revert")
 
 
-@scoped.post("/changes/{id}/confirm", response_model=ChangeResult, responses=RESPONSES, tags=["review"])
+@router.post("/changes/{id}/confirm", response_model=ChangeResult, responses=RESPONSES, tags=["review"])
 async def confirm(request: Request, namespace: Existing, id: str, memory: Mem) -> ChangeResult:
     """Confirm an untrusted statement (an event id) or correction: from now on it counts as trusted."""
     return await _change(request, memory, namespace, id, "confirm")
+
+
+def register(app: FastAPI) -> None:
+    app.include_router(router)

@@ -1,6 +1,6 @@
 """What every MCP tool does before it touches the memory (`Door`), and who may call it (`Scope`):
-shared by the tool modules (`kg.mcp.sessions`, `.facts`, `.relationships`), which `kg.mcp.server`
-registers on its server."""
+shared by the tool modules (`kg.mcp.search`, `.sessions`, `.facts`, ...), whose `register(server,
+door)` `kg.mcp.server` calls."""
 
 from __future__ import annotations
 
@@ -128,8 +128,7 @@ class Door:
         self.scope = scope
 
     async def check(self, ctx: Context, namespace: str) -> AsyncMemory:
-        """The memory, once the namespace is valid and the caller may use it (writes; tool modules
-        that take a plain `open_(ctx, namespace)` get this)."""
+        """The memory, once the namespace is valid and the caller may use it (writes)."""
         try:
             check_namespace(namespace)
         except ValueError as exc:

@@ -1,24 +1,23 @@
-"""HTTP routes for turns: ingest (validated item by item), sessions and their summaries, search
-(turns by strategy or retrieval recipe, sessions, memories) and recall."""
+"""HTTP routes for sessions: add messages and turns (validated item by item), list sessions, read
+one, close it (its summary), read its summaries."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import HTTPException, Query, Request, Response
+from fastapi import FastAPI, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
 from kg.http.common import error_response, Existing, Mem, Namespace, memory_of, namespace_router
-from kg.core.models.limits import MAX_CHARS, SessionId
+from kg.core.models.limits import SessionId
 from kg.memory import AsyncMemory
 from kg.core.models.turns import Message, Session, SessionTurns
-from kg.core.models.requests import Instant
-from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary
-from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice, Trust
+from kg.core.models.recall import Summary
+from kg.core.models.vocabulary import Trust
 
-scoped = namespace_router()
+router = namespace_router()
 
 
 class MessagesIn(BaseModel):
@@ -76,19 +75,19 @@ BATCH_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-@scoped.post("/messages", response_model=BatchResult, responses=BATCH_RESPONSES, tags=["ingest"])
+@router.post("/messages", response_model=BatchResult, responses=BATCH_RESPONSES, tags=["ingest"])
 async def add_messages(request: Request, response: Response, namespace: Namespace, body: MessagesIn) -> Any:
     """Store messages (each joins its `session_id`, or the current session by time gap). Idempotent."""
     return await _ingest(request, response, namespace, body.messages, "messages")
 
 
-@scoped.post("/sessions", response_model=BatchResult, responses=BATCH_RESPONSES, tags=["ingest"])
+@router.post("/sessions", response_model=BatchResult, responses=BATCH_RESPONSES, tags=["ingest"])
 async def add_session(request: Request, response: Response, namespace: Namespace, body: SessionIn) -> Any:
     """Store (or extend) one session's turns. Idempotent."""
     return await _ingest(request, response, namespace, body.turns, "turns", body.session_id)
 
 
-@scoped.get("/sessions", response_model=list[Session], tags=["sessions"])
+@router.get("/sessions", response_model=list[Session], tags=["sessions"])
 async def list_sessions(namespace: Existing, memory: Mem, limit: int = Query(20, ge=1, le=1000)) -> list[Session]:
     """The latest sessions of the namespace."""
     return await memory.sessions(namespace, limit)
@@ -101,14 +100,14 @@ async def _session_of(memory: AsyncMemory, namespace: str, session_id: str) -> S
     return session
 
 
-@scoped.get("/sessions/{session_id}", response_model=SessionTurns, tags=["sessions"])
+@router.get("/sessions/{session_id}", response_model=SessionTurns, tags=["sessions"])
 async def get_session(namespace: Existing, session_id: str, memory: Mem) -> SessionTurns:
     """One session and its turns in order."""
     session = await _session_of(memory, namespace, session_id)
     return SessionTurns(session=session, turns=await memory.turns(namespace, session_id))
 
 
-@scoped.post("/sessions/{session_id}/close", response_model=Summary, tags=["sessions"])
+@router.post("/sessions/{session_id}/close", response_model=Summary, tags=["sessions"])
 async def close_session(namespace: Existing, session_id: str, memory: Mem) -> Summary:
     """Close the session and summarize it from its first turn; the summary replaces the previous
     one (version + 1). 404 for an unknown session (or one without turns)."""
@@ -119,7 +118,7 @@ async def close_session(namespace: Existing, session_id: str, memory: Mem) -> Su
     return summary
 
 
-@scoped.get("/sessions/{session_id}/summaries", response_model=list[Summary], tags=["sessions"])
+@router.get("/sessions/{session_id}/summaries", response_model=list[Summary], tags=["sessions"])
 async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
                             include_expired: bool = False) -> list[Summary]:
     """The session's current summaries (session, windows, rollups); `include_expired`: also the
@@ -128,52 +127,5 @@ async def session_summaries(namespace: Existing, session_id: str, memory: Mem,
     return await memory.summaries(namespace, session_id, include_expired)
 
 
-Q = Query(min_length=1, max_length=MAX_CHARS["query"], description="What to look for.")
-STRATEGY = Query(None, description="The retrieval recipe; default `[memory.retrieval] strategy` (hierarchical). flat: "
-                 "dense only, bm25: words only; vector and fulltext are their old names. Each hit names its `recipe`.")
-AsOf = Annotated[Instant | None, Query(description="Hide turns after this moment (ISO 8601; without an offset: UTC).")]
-Now = Annotated[Instant | None, Query(description="When the question is asked: 'last month' or 'two weeks ago' count "
-                                        "back from it (ISO 8601; default: as_of, else the present).")]
-DEGRADED_HEADER = "X-KG-Degraded"  # why a search ran on the fallback embedder (docs/retrieval.md)
-
-
-@scoped.get("/search", response_model=list[RankedTurn], tags=["search"])
-async def search(
-    namespace: Existing, memory: Mem, response: Response,
-    q: str = Q,
-    k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC),
-    strategy: RecipeChoice | None = STRATEGY, as_of: AsOf = None, now: Now = None,
-) -> list[RankedTurn]:
-    """Turns of the namespace that best answer `q`, by the configured recipe unless `strategy` names one.
-    While the primary embedder is down, each hit is `degraded` and the `X-KG-Degraded` header says why."""
-    hits = await memory.search_turns(namespace, q, k, strategy, as_of, now)
-    degraded = next((h.degraded_reason for h in hits if h.degraded_reason), None)
-    if degraded:
-        response.headers[DEGRADED_HEADER] = degraded
-    return hits
-
-
-@scoped.get("/search/sessions", response_model=list[SessionHit], tags=["search"])
-async def search_sessions(namespace: Existing, memory: Mem, q: str = Q,
-                          k: int = Query(5, ge=K_MIN, le=K_MAX, description=K_DOC),
-                          strategy: RecipeChoice | None = STRATEGY, as_of: AsOf = None,
-                          now: Now = None) -> list[SessionHit]:
-    """Sessions about `q` ("what did we discuss about X?"), each with its summary and best turns."""
-    return await memory.search_sessions(namespace, q, k, strategy, as_of, now)
-
-
-@scoped.get("/search/memories", response_model=list[MemoryHit], tags=["search"])
-async def search_memories(namespace: Existing, memory: Mem, q: str = Q,
-                          k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC), as_of: AsOf = None,
-                          now: Now = None) -> list[MemoryHit]:
-    """Facts and turns about `q` ("what did we decide about X?"), one score each."""
-    return await memory.search_memories(namespace, q, k, as_of, now)
-
-
-@scoped.get("/recall", response_model=list[MemoryHit], tags=["search"])
-async def recall(namespace: Existing, memory: Mem, q: str = Q,
-                 k: int = Query(10, ge=K_MIN, le=K_MAX, description=K_DOC), as_of: AsOf = None,
-                 now: Now = None) -> list[MemoryHit]:
-    """Turns, facts and summaries ranked by one score (similarity + graph relevance + confidence);
-    superseded facts excluded; `as_of` asks about that moment, `now` is when the question is asked."""
-    return await memory.recall(namespace, q, k, as_of, now)
+def register(app: FastAPI) -> None:
+    app.include_router(router)

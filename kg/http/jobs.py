@@ -1,38 +1,20 @@
-"""Health and jobs routes of the HTTP API; turns and sessions are in `kg.http.turns`, facts and rules
-in `kg.http.facts`, relationships, erasure, export and operations in their own modules, each with its
-own router, which `kg.http.app.create_app` includes. What they share is in `kg.http.common`. One thin
-handler per `AsyncMemory` method."""
+"""HTTP routes for the namespace's background jobs: queue one, list them, read one, retry one."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import FastAPI, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.jobs.kinds import KINDS
-from kg.http.common import API_VERSION, Mem, Namespace, memory_of, namespace_router
+from kg.http.common import Mem, Namespace, namespace_router
 from kg.core.models.jobs import Job, JobStatus
 from kg.memory import AsyncMemory
 
-public = APIRouter(tags=["service"])
-scoped = namespace_router()
+router = namespace_router()
 
 
-class Health(BaseModel):
-    status: Literal["ok"]
-    database: Literal["up"]
-    version: str
-
-
-@public.get("/health", response_model=Health)
-async def health(request: Request) -> Health:
-    """Liveness: the app is up and the database answers."""
-    await memory_of(request).store.ping(timeout_s=0.8)  # answers 503 within a second when it is down
-    return Health(status="ok", database="up", version=API_VERSION)
-
-
-# -- jobs -------------------------------------------------------------------------------------
 class JobIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: str = Field(description="A registered job kind, e.g. extract_session, maintain_corrections.")
@@ -48,7 +30,7 @@ async def _job_of(memory: AsyncMemory, namespace: str, job_id: str) -> Job:
     return job
 
 
-@scoped.post("/jobs", response_model=Job, tags=["jobs"])
+@router.post("/jobs", response_model=Job, tags=["jobs"])
 async def enqueue_job(namespace: Namespace, memory: Mem, body: JobIn) -> Job:
     """Queue background work (idempotent per kind and target; a done job runs again with `rerun`)."""
     if body.kind not in KINDS:
@@ -57,19 +39,19 @@ async def enqueue_job(namespace: Namespace, memory: Mem, body: JobIn) -> Job:
     return await memory.enqueue_job(body.kind, namespace, body.target, body.params, body.rerun)
 
 
-@scoped.get("/jobs", response_model=list[Job], tags=["jobs"])
+@router.get("/jobs", response_model=list[Job], tags=["jobs"])
 async def list_jobs(namespace: Namespace, memory: Mem, status: JobStatus | None = None, kind: str | None = None,
                     limit: int = Query(50, ge=1, le=1000)) -> list[Job]:
     """The namespace's jobs, newest first."""
     return await memory.jobs(status, kind, namespace, limit)
 
 
-@scoped.get("/jobs/{job_id}", response_model=Job, tags=["jobs"])
+@router.get("/jobs/{job_id}", response_model=Job, tags=["jobs"])
 async def get_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
     return await _job_of(memory, namespace, job_id)
 
 
-@scoped.post("/jobs/{job_id}/retry", response_model=Job, tags=["jobs"])
+@router.post("/jobs/{job_id}/retry", response_model=Job, tags=["jobs"])
 async def retry_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
     """Run a dead (or waiting, or done) job again with fresh attempts; 409 while it runs."""
     await _job_of(memory, namespace, job_id)
@@ -78,3 +60,6 @@ async def retry_job(namespace: Namespace, job_id: str, memory: Mem) -> Job:
         raise HTTPException(409, [{"field": "job_id", "message": "the job is running"}])
     return job
 
+
+def register(app: FastAPI) -> None:
+    app.include_router(router)
