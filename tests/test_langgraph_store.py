@@ -1,6 +1,6 @@
 """The LangGraph store, through LangGraph's own `BaseStore` interface (sync and async, over a `Memory`
 and an `AsyncMemory`, in graph nodes), on the real Neo4j; the items are checked as `(:StoreItem)`
-nodes too. LangGraph's own store tests run against it in tests/upstream/."""
+nodes too. LangGraph's own store tests run against it in tests/third_party/langgraph/."""
 
 from __future__ import annotations
 
