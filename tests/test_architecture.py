@@ -19,7 +19,8 @@ FLOORS = [
     ("kg.core", "kg.core.*", "kg.cypher", "kg._checkout"),  # the foundation: settings, models, store, embedders, LLM transport
     ("kg.ingest", "kg.ingest.*", "kg.queries", "kg.queries.*", "kg.jobs.queue"),  # the write and read paths
     ("kg.engine", "kg.rerankers", "kg.access", "kg.batch", "kg.explain", "kg.jobs", "kg.jobs.*"),  # the engine, the jobs
-    ("kg.memory", "kg.memory_*", "kg.async_memory", "kg.client", "kg.client_*", "kg.synchronous"),  # the facade, the remote client
+    ("kg.memory", "kg.memory_*", "kg.async_memory", "kg.client", "kg.client_*", "kg.synchronous",
+     "kg.types"),  # the facade, the remote client, the types they take and return
     ("kg.http", "kg.http.*", "kg.mcp", "kg.mcp.*", "kg.integrations", "kg.integrations.*",
      "kg.config_reference"),  # the doors (HTTP mounts MCP's endpoint)
     ("kg", "kg.cli", "kg.cli.*", "kg.jobs.serve", "kg.langgraph_store"),  # what starts doors: the CLI, kg serve
