@@ -36,8 +36,10 @@ def sync_memory() -> Iterator[Memory]:
 
 
 @pytest.mark.parametrize("name, needs, answer, recalled", CASES, ids=[c[0] for c in CASES])
-def test_the_example_runs(sync_memory: Memory, name: str, needs: str, answer: str, recalled: str) -> None:
+def test_the_example_runs(sync_memory: Memory, name: str, needs: str, answer: str, recalled: str,
+                          monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip(needs, reason=f"{needs} (the example's extra) is not installed")
+    monkeypatch.syspath_prepend(str(EXAMPLES))  # as `python examples/<name>.py` has it: sensor_chat.py beside
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
