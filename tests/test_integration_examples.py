@@ -9,11 +9,10 @@ import inspect
 import sys
 import uuid
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from kg import Memory, load_settings
+from kg import Memory
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SAID = "We picked TimescaleDB for the sensor data."
@@ -27,12 +26,6 @@ CASES = [  # example, the framework module it needs, what its last answer starts
     ("agent_framework_memory", "agent_framework", "  From memory: ", SAID),
     ("strands_agent", "strands", "  From memory: ", SAID),  # its own venv in .ci/run (Strands' mcp pin)
 ]
-
-
-@pytest.fixture(scope="module")
-def sync_memory() -> Iterator[Memory]:
-    with Memory(load_settings()) as memory:
-        yield memory
 
 
 @pytest.mark.parametrize("name, needs, answer, recalled", CASES, ids=[c[0] for c in CASES])
