@@ -18,12 +18,12 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bench.dedup_core import DEFAULT_DATA, errors, load_mentions, score, stage_counts
+from bench import arguments
+from bench.dedup_core import DEFAULT_DATA, errors, load_mentions, read_arguments, score, stage_counts
 from kg.ingest.dedup import Mention, Resolution, profile
 from kg.ingest.dedup.entity import new_entity
 from kg.ingest.dedup.neo4j_resolver import GraphResolver, name_id
@@ -142,19 +142,15 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments.parser(__doc__, DEFAULT_DATA)
     parser.add_argument("--json", action="store_true", help="print the report as one JSON line (the default)")
     parser.add_argument("--preload", type=int, default=0, metavar="N", help="synthetic entities written first")
     parser.add_argument("--batch", type=int, default=1024, help="mentions resolved per transaction")
     parser.add_argument("--no-embedding", action="store_true", help="skip the embedding stage")
     parser.add_argument("--namespace", help="namespace to use (default: a fresh one)")
     parser.add_argument("--keep", action="store_true", help="keep the namespace afterwards")
-    parser.add_argument("--by-stage", action="store_true", help="also report which stage decided each merge")
-    parser.add_argument("--errors", action="store_true", help="print wrong and missed merges to stderr")
-    args = parser.parse_args(argv)
-    if not args.data.exists():
-        print(json.dumps({"error": f"data not found: {args.data}"}))
+    args = read_arguments(parser, argv)
+    if args is None:
         return 2
     print(json.dumps(asyncio.run(bench(args))))
     return 0

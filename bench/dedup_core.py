@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
+from bench import arguments
 from kg.ingest.dedup import DedupSettings, InMemoryCandidateSource, Mention, Resolution, Resolver
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedup_dev.jsonl"
@@ -135,16 +136,24 @@ def ablation(mentions: Sequence[Mention], gold: Sequence[str], embedder: MiniLME
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--no-embedding", action="store_true", help="skip the MiniLM embedding stage")
+def read_arguments(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace | None:
+    """Both dedup benchmarks' parser ends with `--by-stage` and `--errors`; the arguments, or None after the
+    JSON error when the data file is not there."""
     parser.add_argument("--by-stage", action="store_true", help="also report which stage decided each merge")
-    parser.add_argument("--ablation", action="store_true", help="also score with each stage switched off")
     parser.add_argument("--errors", action="store_true", help="print wrong and missed merges to stderr")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(json.dumps({"error": f"data not found: {args.data}"}))
+        return None
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = arguments.parser(__doc__, DEFAULT_DATA)
+    parser.add_argument("--no-embedding", action="store_true", help="skip the MiniLM embedding stage")
+    parser.add_argument("--ablation", action="store_true", help="also score with each stage switched off")
+    args = read_arguments(parser, argv)
+    if args is None:
         return 2
     mentions, gold = load_mentions(args.data)
     embedder = None if args.no_embedding else MiniLMEmbedder()

@@ -17,7 +17,6 @@ Namespaces are deleted at the end unless --keep.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import re
@@ -28,6 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from bench import arguments
 from kg.core.prompts.extraction import ChunkTurn
 from kg.ingest.loaders import Rejected, read_locomo
 from kg.core.prompts.summaries import Part, SummaryDraft
@@ -179,15 +179,12 @@ async def run(data: Path, summaries: str, keep: bool, prefix: str) -> dict[str, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo/locomo_dev.json"))
+    parser = arguments.parser(__doc__, Path("../shared/data/locomo/locomo_dev.json"))
     parser.add_argument("--summaries", choices=("product", "dataset"), default="product")
-    parser.add_argument("--prefix", default="bench-locomo", help="namespace prefix (one namespace per conversation)")
-    parser.add_argument("--keep", action="store_true", help="keep the namespaces afterwards")
+    arguments.namespaces(parser, "bench-locomo", "conversation", "keep the namespaces afterwards")
     parser.add_argument("--json", action="store_true", help="print JSON only")
     args = parser.parse_args(argv)
-    if not args.data.is_file():
-        print(f"no LoCoMo file at {args.data} (see ../shared/data/locomo/README.md)", file=sys.stderr)
+    if arguments.absent(args.data, "LoCoMo", "../shared/data/locomo/README.md"):
         return 2
     prefix = args.prefix if args.summaries == "product" else f"{args.prefix}-ds"
     result = asyncio.run(run(args.data, args.summaries, args.keep, prefix))

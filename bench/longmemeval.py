@@ -21,7 +21,6 @@ caches see new vectors) beside warm searches, p50/p95. `--http` asks the HTTP do
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gzip
 import json
@@ -33,6 +32,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from bench import arguments
 from kg import AsyncMemory, load_settings
 from kg.core.models.turns import Message
 
@@ -263,16 +263,13 @@ async def run(data: Path, limit: int | None, keep: bool, prefix: str, http: bool
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/longmemeval/lme_s_dev.json.gz"))
+    parser = arguments.parser(__doc__, Path("../shared/data/longmemeval/lme_s_dev.json.gz"))
     parser.add_argument("--limit", type=int, default=None, help="a stratified prefix of N questions")
-    parser.add_argument("--prefix", default="bench-lme", help="namespace prefix (one namespace per question)")
-    parser.add_argument("--keep", action="store_true", help="keep the namespaces (a later run reuses them)")
+    arguments.namespaces(parser, "bench-lme", "question", "keep the namespaces (a later run reuses them)")
     parser.add_argument("--http", action="store_true", help="ask the HTTP door too, after closing")
     parser.add_argument("--json", action="store_true", help="print JSON only")
     args = parser.parse_args(argv)
-    if not args.data.is_file():
-        print(f"no LongMemEval file at {args.data} (see ../shared/data/longmemeval/README.md)", file=sys.stderr)
+    if arguments.absent(args.data, "LongMemEval", "../shared/data/longmemeval/README.md"):
         return 2
     result = asyncio.run(run(args.data, args.limit, args.keep, args.prefix, args.http, False))
     print(json.dumps(result) if args.json else json.dumps(result, indent=2))

@@ -9,13 +9,13 @@ the best turns of the user's other sessions to the instructions before each run.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from agent_framework import Agent, BaseChatClient, ChatResponse, Message
 
 from kg import Memory
 from kg.integrations.agent_framework import KgContextProvider, KgHistoryProvider
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 class MemoryReader(BaseChatClient[Any]):
@@ -33,19 +33,11 @@ async def run(memory: Memory, namespace: str) -> list[str]:
     agent = Agent(MemoryReader(), "Be brief.", context_providers=[KgHistoryProvider(memory, namespace),
                                                                   KgContextProvider(memory, namespace, k=1)])
     lines = []
-    for session_id, text in [("monday", "We picked TimescaleDB for the sensor data."),
-                             ("monday", "Maya owns the ingestion service."),
-                             ("friday", "Which database did we pick for the sensors?")]:
+    for session_id, text in CHAT:
         reply = await agent.run(text, session=agent.create_session(session_id=session_id))
-        lines.append(f"[{session_id}] > {text}\n  {reply.text}")
+        lines.append(said(text, reply.text, session_id))
     return lines
 
 
-def main() -> None:
-    with Memory() as memory:
-        memory.delete_namespace("example-agent-framework")  # start clean each run
-        print("\n".join(asyncio.run(run(memory, "example-agent-framework"))))
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "example-agent-framework")

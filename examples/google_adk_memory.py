@@ -8,7 +8,6 @@ After the first session, `add_session_to_memory` stores its events as kg turns; 
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import AsyncGenerator
 
@@ -23,6 +22,7 @@ from google.genai import types
 
 from kg import Memory
 from kg.integrations.google_adk import KgMemoryService
+from sensor_chat import main, said  # the frame the examples share (sensor_chat.py)
 
 
 class MemoryReader(BaseLlm):
@@ -47,17 +47,11 @@ async def run(memory: Memory, namespace: str) -> list[str]:
         message = types.Content(role="user", parts=[types.Part(text=question)])
         async for event in runner.run_async(user_id="maya", session_id=session.id, new_message=message):
             if event.content and event.content.parts and event.author == "helper":
-                lines.append(f"> {question}\n  {event.content.parts[0].text}")
+                lines.append(said(question, event.content.parts[0].text))
         done = await sessions.get_session(app_name="shop", user_id="maya", session_id=session.id)
         await service.add_session_to_memory(done)  # what a session leaves behind, in kg
     return lines
 
 
-def main() -> None:
-    with Memory() as memory:
-        memory.delete_namespace("example-adk.maya")  # start clean each run
-        print("\n".join(asyncio.run(run(memory, "example-adk"))))
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "example-adk", clean="example-adk.maya")

@@ -16,6 +16,7 @@ from langchain_core.runnables.history import RunnableWithMessageHistory
 
 from kg import Memory
 from kg.integrations.langchain import KgChatMessageHistory, KgRetriever
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 def run(memory: Memory, namespace: str) -> list[str]:
@@ -34,21 +35,13 @@ def run(memory: Memory, namespace: str) -> list[str]:
     chat = RunnableWithMessageHistory(chain, lambda sid: KgChatMessageHistory(memory, namespace, sid),
                                       input_messages_key="question", history_messages_key="history")
     lines = []
-    for session, question in [("monday", "We picked TimescaleDB for the sensor data."),
-                              ("monday", "And Maya owns the ingestion service."),
-                              ("friday", "Which database did we pick for the sensors?")]:
+    for session, question in CHAT:
         reply = chat.invoke({"question": question}, config={"configurable": {"session_id": session}})
-        lines.append(f"[{session}] > {question}\n  {reply.content}")
+        lines.append(said(question, reply.content, session))
     history = KgChatMessageHistory(memory, namespace, "monday").messages
     lines.append(f"monday's history: {len(history)} messages, kept as turns of kg session 'monday'")
     return lines
 
 
-def main() -> None:
-    with Memory() as memory:
-        memory.delete_namespace("example-langchain")  # start clean each run
-        print("\n".join(run(memory, "example-langchain")))
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "example-langchain")

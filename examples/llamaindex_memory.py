@@ -8,8 +8,6 @@ session "monday"); in a second chat the block finds them and `Memory` adds them 
 
 from __future__ import annotations
 
-import asyncio
-
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms import MockLLM
@@ -17,6 +15,7 @@ from llama_index.core.memory import Memory as ChatMemory
 
 from kg import Memory
 from kg.integrations.llamaindex import KgMemoryBlock, KgRetriever
+from sensor_chat import main  # the frame the examples share (sensor_chat.py)
 
 
 def chat_memory(memory: Memory, namespace: str, session_id: str) -> ChatMemory:
@@ -39,11 +38,5 @@ async def run(memory: Memory, namespace: str) -> list[str]:
             f"KgRetriever, 'who owns the ingestion service?': {nodes[0].node.get_content()} ({nodes[0].score:.2f})"]
 
 
-def main() -> None:
-    with Memory() as memory:
-        memory.delete_namespace("example-llamaindex")  # start clean each run
-        print("\n".join(asyncio.run(run(memory, "example-llamaindex"))))
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "example-llamaindex")

@@ -8,7 +8,6 @@ session: a second run, or another process, continues the conversation.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, AsyncIterator
 
 from agents import Agent, Model, ModelResponse, RunConfig, Runner, Usage, function_tool
@@ -16,6 +15,7 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 
 from kg import Memory
 from kg.integrations.openai_agents import KgSession
+from sensor_chat import main, said  # the frame the examples share (sensor_chat.py)
 
 
 @function_tool
@@ -52,18 +52,12 @@ async def run(memory: Memory, namespace: str) -> list[str]:
                      "What did I tell you first?"]:
         session = KgSession("chat-1", memory, namespace)  # a new object each run: the history is in kg
         result = await Runner.run(agent, question, session=session, run_config=RunConfig(tracing_disabled=True))
-        lines.append(f"> {question}\n  {result.final_output}")
+        lines.append(said(question, result.final_output))
     items = await KgSession("chat-1", memory, namespace).get_items()
     kinds = ", ".join(i.get("type", i.get("role", "?")) for i in items)
     lines.append(f"session chat-1 holds {len(items)} items: {kinds}")
     return lines
 
 
-def main() -> None:
-    with Memory() as memory:
-        memory.delete_namespace("example-openai-agents")  # start clean each run
-        print("\n".join(asyncio.run(run(memory, "example-openai-agents"))))
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "example-openai-agents")

@@ -15,6 +15,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from kg import Memory
 from kg.integrations.pydantic_ai import KgMessageHistory, memory_tool
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -30,23 +31,15 @@ def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 def run(memory: Memory, namespace: str) -> list[str]:
     agent = Agent(FunctionModel(model), tools=[memory_tool(memory, namespace, k=1)])
     lines = []
-    for session, prompt in [("monday", "We picked TimescaleDB for the sensor data."),
-                            ("monday", "Maya owns the ingestion service."),
-                            ("friday", "Which database did we pick for the sensors?")]:
+    for session, prompt in CHAT:
         history = KgMessageHistory(memory, namespace, session)
         result = agent.run_sync(prompt, message_history=history.messages())
         history.add(result.new_messages())
-        lines.append(f"[{session}] > {prompt}\n  {result.output}")
+        lines.append(said(prompt, result.output, session))
     friday = KgMessageHistory(memory, namespace, "friday").messages()
     lines.append(f"friday's history: {[type(m).__name__ for m in friday]}")
     return lines
 
 
-def main() -> None:
-    with Memory() as memory:
-        memory.delete_namespace("example-pydantic-ai")  # start clean each run
-        print("\n".join(run(memory, "example-pydantic-ai")))
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "example-pydantic-ai")

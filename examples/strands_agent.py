@@ -17,6 +17,7 @@ from strands.models.model import Model
 
 from kg import Memory
 from kg.integrations.strands import KgSessionManager, memory_tool
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 class MemorySearcher(Model):
@@ -52,21 +53,13 @@ class MemorySearcher(Model):
 
 def run(memory: Memory, namespace: str) -> list[str]:
     lines = []
-    for session, prompt in [("monday", "We picked TimescaleDB for the sensor data."),
-                            ("monday", "Maya owns the ingestion service."),
-                            ("friday", "Which database did we pick for the sensors?")]:
+    for session, prompt in CHAT:
         agent = Agent(model=MemorySearcher(), callback_handler=None,  # a new agent each time: the session is in kg
                       session_manager=KgSessionManager(session, memory, namespace),
                       tools=[memory_tool(memory, namespace, k=1, session_id=session)])
-        lines.append(f"[{session}] > {prompt}\n  {str(agent(prompt)).strip()}")
+        lines.append(said(prompt, str(agent(prompt)).strip(), session))
     return lines
 
 
-def main() -> None:
-    with Memory() as memory:
-        memory.delete_namespace("example-strands")  # start clean each run
-        print("\n".join(run(memory, "example-strands")))
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "example-strands")

@@ -21,24 +21,26 @@ class ClientError(Exception):
 
 
 class InvalidRequest(ClientError, ValueError):
-    pass
+    """422, 400 or 413: the API refused an argument (`.field` names it)."""
 
 
 class NotFound(ClientError, KeyError):
+    """404: the namespace holds nothing, or the job or item is unknown."""
+
     def __str__(self) -> str:  # KeyError would repr the message
         return Exception.__str__(self)
 
 
 class AccessDenied(ClientError, PermissionError):
-    pass
+    """401 or 403: no key, or a key that may not use the namespace."""
 
 
 class Unavailable(ClientError, ConnectionError):
-    pass
+    """503, or no answer at all: the server is away or refused for longer than the client waits."""
 
 
 class ServerError(ClientError, RuntimeError):
-    pass
+    """Any other 5xx answer."""
 
 
 def error_of(response: httpx.Response) -> ClientError:

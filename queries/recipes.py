@@ -47,6 +47,8 @@ class Boosts(BaseModel):
 
 
 class Recipe(BaseModel):
+    """A retrieval recipe: the ranked lists fused, their boosts, the two stages and the rerank stage."""
+
     model_config = ConfigDict(frozen=True)
 
     name: str

@@ -16,11 +16,11 @@ import gc
 import os
 import uuid
 from pathlib import Path
-from typing import AsyncIterator
+from typing import AsyncIterator, Iterator
 
 import pytest
 
-from kg import AsyncMemory, Settings, load_settings
+from kg import AsyncMemory, Memory, Settings, load_settings
 from kg.core.store.store import resolve_connection
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -34,7 +34,7 @@ DATABASE_FIXTURES = frozenset({
     "cut_off",  # test_fail_fast: a memory behind a relay to the server
     "llm_memory", "spare",  # test_faults: a memory with a fake LLM; a spare managed server
     "offline_memory",  # test_indexing, test_jobs: a memory with the offline extractor
-    "sync_memory",  # test_langgraph_store: the sync facade
+    "sync_memory",  # the sync facade: the framework doors, test_langgraph_store
 })
 
 
@@ -94,6 +94,21 @@ async def namespace(memory: AsyncMemory) -> AsyncIterator[str]:
     ns = f"test-{uuid.uuid4().hex[:12]}"
     yield ns
     await memory.delete_namespace(ns)
+
+
+@pytest.fixture(scope="module")
+def sync_memory() -> Iterator[Memory]:
+    """The synchronous facade, for the doors that call it (the framework doors, LangGraph's store)."""
+    with Memory(load_settings()) as memory:
+        yield memory
+
+
+@pytest.fixture
+def sync_ns(sync_memory: Memory) -> Iterator[str]:
+    """A namespace of the test's own, deleted afterwards through the synchronous facade."""
+    ns = f"test-{uuid.uuid4().hex[:12]}"
+    yield ns
+    sync_memory.delete_namespace(ns)
 
 
 def shared_data(name: str) -> Path:

@@ -20,7 +20,8 @@ FLOORS = [
     ("kg.ingest", "kg.ingest.*", "kg.queries", "kg.queries.*", "kg.jobs.queue"),  # the write and read paths
     ("kg.engine", "kg.rerankers", "kg.access", "kg.batch", "kg.explain", "kg.jobs", "kg.jobs.*",
      "kg._erasure", "kg._export", "kg._history_import", "kg._review"),  # the engine, the jobs, the facade's services
-    ("kg.memory", "kg.async_memory", "kg.client", "kg.client_*", "kg.synchronous"),  # the facade, the remote client
+    ("kg.memory", "kg.async_memory", "kg.client", "kg.client_*", "kg.synchronous",
+     "kg.types"),  # the facade, the remote client, the types they take and return
     ("kg.http", "kg.http.*", "kg.mcp", "kg.mcp.*", "kg.integrations", "kg.integrations.*",
      "kg.config_reference"),  # the doors (HTTP mounts MCP's endpoint)
     ("kg", "kg.cli", "kg.cli.*", "kg.jobs.serve", "kg.langgraph_store"),  # what starts doors: the CLI, kg serve

@@ -20,17 +20,18 @@ from kg import AsyncMemory, Settings
 from kg.core.settings.tree import LLMService
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 from tests.cypher_state import cypher_rows
+from tests.transcripts import transcript
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
 KEY = "sk-ant-api03-TESTKEY-never-log-me-0123456789"
-DANA = [
-    ("user", "Dana", "Hi! I moved to Lisbon last month and I work at Acme Robotics now."),
-    ("assistant", "Assistant", "Welcome! To install the kg-memory client, run `pip install kg-memory`."),
-    ("user", "Dana", "No, use uv instead of pip. My email is dana@example.com, by the way."),
-    ("user", "Dana", "Also, order #A-88231 never arrived. My wife Anna ordered it from Lumen Store."),
-    ("assistant", "Assistant", "Sorry about that. I can offer a refund or a replacement for order A-88231."),
-    ("user", "Dana", "Let's go with the refund."),
-]
+DANA = transcript("""
+Dana: Hi! I moved to Lisbon last month and I work at Acme Robotics now.
+Assistant: Welcome! To install the kg-memory client, run `pip install kg-memory`.
+Dana: No, use uv instead of pip. My email is dana@example.com, by the way.
+Dana: Also, order #A-88231 never arrived. My wife Anna ordered it from Lumen Store.
+Assistant: Sorry about that. I can offer a refund or a replacement for order A-88231.
+Dana: Let's go with the refund.
+""")
 
 
 def offline(**indexing: Any) -> Settings:

@@ -9,11 +9,10 @@ import inspect
 import sys
 import uuid
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from kg import Memory, load_settings
+from kg import Memory
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SAID = "We picked TimescaleDB for the sensor data."
@@ -29,15 +28,11 @@ CASES = [  # example, the framework module it needs, what its last answer starts
 ]
 
 
-@pytest.fixture(scope="module")
-def sync_memory() -> Iterator[Memory]:
-    with Memory(load_settings()) as memory:
-        yield memory
-
-
 @pytest.mark.parametrize("name, needs, answer, recalled", CASES, ids=[c[0] for c in CASES])
-def test_the_example_runs(sync_memory: Memory, name: str, needs: str, answer: str, recalled: str) -> None:
+def test_the_example_runs(sync_memory: Memory, name: str, needs: str, answer: str, recalled: str,
+                          monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip(needs, reason=f"{needs} (the example's extra) is not installed")
+    monkeypatch.syspath_prepend(str(EXAMPLES))  # as `python examples/<name>.py` has it: sensor_chat.py beside
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)

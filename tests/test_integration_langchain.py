@@ -4,9 +4,8 @@ LangChain's fake chat model, on the real Neo4j."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -21,25 +20,12 @@ from langchain_core.runnables import RunnableLambda  # noqa: E402
 from langchain_core.runnables.history import RunnableWithMessageHistory  # noqa: E402
 from langchain_tests.integration_tests import RetrieversIntegrationTests  # noqa: E402
 
-from kg import AsyncMemory, Memory, load_settings  # noqa: E402
+from kg import AsyncMemory, Memory  # noqa: E402
 from kg.integrations.langchain import KgChatMessageHistory, KgRetriever  # noqa: E402
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 NOTES = ["We picked TimescaleDB for the sensor data.", "The sensor dashboard ships in May.",
          "Maya owns the sensor ingestion service.", "Lunch was ramen at the corner place."]
-
-
-@pytest.fixture(scope="module")
-def sync_memory() -> Iterator[Memory]:
-    with Memory(load_settings()) as memory:
-        yield memory
-
-
-@pytest.fixture
-def sync_ns(sync_memory: Memory) -> Iterator[str]:
-    ns = f"test-{uuid.uuid4().hex[:12]}"
-    yield ns
-    sync_memory.delete_namespace(ns)
 
 
 class TestKgRetrieverStandard(RetrieversIntegrationTests):

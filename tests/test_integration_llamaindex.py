@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Iterator
 
 import pytest
 
@@ -16,16 +15,10 @@ from llama_index.core.llms import MockLLM  # noqa: E402
 from llama_index.core.memory import Memory as ChatMemory  # noqa: E402
 from llama_index.core.query_engine import RetrieverQueryEngine  # noqa: E402
 
-from kg import AsyncMemory, Memory, load_settings  # noqa: E402
+from kg import AsyncMemory, Memory  # noqa: E402
 from kg.integrations.llamaindex import KgMemoryBlock, KgRetriever  # noqa: E402
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture(scope="module")
-def sync_memory() -> Iterator[Memory]:
-    with Memory(load_settings()) as memory:
-        yield memory
 
 
 def chat_memory(memory: AsyncMemory | Memory, namespace: str, session_id: str) -> ChatMemory:

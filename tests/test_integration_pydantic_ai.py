@@ -4,7 +4,6 @@ message history in `KgMessageHistory` and calls `memory_tool`, on the real Neo4j
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Iterator
 
 import pytest
 
@@ -16,16 +15,10 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 
-from kg import AsyncMemory, Memory, load_settings  # noqa: E402
+from kg import AsyncMemory, Memory  # noqa: E402
 from kg.integrations.pydantic_ai import KgMessageHistory, memory_tool  # noqa: E402
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture(scope="module")
-def sync_memory() -> Iterator[Memory]:
-    with Memory(load_settings()) as memory:
-        yield memory
 
 
 def prompts(messages: list[ModelMessage]) -> list[str]:

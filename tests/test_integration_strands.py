@@ -6,9 +6,8 @@ this file in a venv of its own (kg-memory with the `strands` extra only); elsewh
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator
 
 import pytest
 
@@ -17,7 +16,7 @@ pytest.importorskip("strands", reason="the strands extra is not installed (it ha
 from strands import Agent  # noqa: E402
 from strands.models.model import Model  # noqa: E402
 
-from kg import Memory, load_settings  # noqa: E402
+from kg import Memory  # noqa: E402
 from kg.integrations.strands import KgSessionManager, memory_tool  # noqa: E402
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -57,54 +56,42 @@ class ScriptedModel(Model):
             yield {"messageStop": {"stopReason": "end_turn"}}
 
 
-@pytest.fixture(scope="module")
-def sync_memory() -> Iterator[Memory]:
-    with Memory(load_settings()) as memory:
-        yield memory
-
-
-@pytest.fixture
-def ns(sync_memory: Memory) -> Iterator[str]:
-    namespace = f"test-{uuid.uuid4().hex[:12]}"
-    yield namespace
-    sync_memory.delete_namespace(namespace)
-
-
 def texts(messages: list[Any]) -> list[str]:
     return [b["text"] for m in messages for b in m["content"] if "text" in b]
 
 
-def test_a_new_agent_continues_the_session(sync_memory: Memory, ns: str) -> None:
+def test_a_new_agent_continues_the_session(sync_memory: Memory, sync_ns: str) -> None:
     first = Agent(model=ScriptedModel(["Noted: TimescaleDB."]), callback_handler=None,
-                  session_manager=KgSessionManager("chat-1", sync_memory, ns))
+                  session_manager=KgSessionManager("chat-1", sync_memory, sync_ns))
     first("We picked TimescaleDB for the sensor data.")
 
     model = ScriptedModel(["You picked TimescaleDB."])
-    again = Agent(model=model, callback_handler=None, session_manager=KgSessionManager("chat-1", sync_memory, ns))
+    again = Agent(model=model, callback_handler=None, session_manager=KgSessionManager("chat-1", sync_memory, sync_ns))
     assert str(again("Which database did we pick?")).strip() == "You picked TimescaleDB."
     assert texts(model.seen[0]) == ["We picked TimescaleDB for the sensor data.", "Noted: TimescaleDB.",
                                     "Which database did we pick?"]
-    turns = sync_memory.turns(ns, "chat-1")
+    turns = sync_memory.turns(sync_ns, "chat-1")
     assert [(t.role, t.text) for t in turns] == [
         ("user", "We picked TimescaleDB for the sensor data."), ("assistant", "Noted: TimescaleDB."),
         ("user", "Which database did we pick?"), ("assistant", "You picked TimescaleDB.")]
     third = Agent(model=ScriptedModel([]), callback_handler=None,
-                  session_manager=KgSessionManager("chat-1", sync_memory, ns))
+                  session_manager=KgSessionManager("chat-1", sync_memory, sync_ns))
     assert third.messages == again.messages  # exactly, as Strands keeps them
 
 
-def test_the_memory_tool_and_tool_messages_round_trip(sync_memory: Memory, ns: str) -> None:
-    sync_memory.add_turns(ns, "retro", [{"role": "user", "text": "We picked TimescaleDB for the sensor data.",
+def test_the_memory_tool_and_tool_messages_round_trip(sync_memory: Memory, sync_ns: str) -> None:
+    sync_memory.add_turns(sync_ns, "retro", [{"role": "user", "text": "We picked TimescaleDB for the sensor data.",
                                          "ts": T0, "speaker": "Maya"}])
     model = ScriptedModel([{"tool": "search_memory", "input": {"query": "sensor database"}}, "TimescaleDB."])
-    agent = Agent(model=model, callback_handler=None, tools=[memory_tool(sync_memory, ns, k=1, session_id="chat-2")],
-                  session_manager=KgSessionManager("chat-2", sync_memory, ns))
+    agent = Agent(model=model, callback_handler=None,
+                  tools=[memory_tool(sync_memory, sync_ns, k=1, session_id="chat-2")],
+                  session_manager=KgSessionManager("chat-2", sync_memory, sync_ns))
     agent("Which database for the sensors?")
     result = [b["toolResult"] for b in model.seen[1][-1]["content"] if "toolResult" in b][0]
     assert result["content"] == [{"text": '["2025-03-01 Maya: We picked TimescaleDB for the sensor data."]'}]
-    turns = sync_memory.turns(ns, "chat-2")
+    turns = sync_memory.turns(sync_ns, "chat-2")
     assert [t.role for t in turns] == ["user", "assistant", "tool", "assistant"]
     assert turns[1].text == 'search_memory {"query": "sensor database"}'
     restored = Agent(model=ScriptedModel([]), callback_handler=None,
-                     session_manager=KgSessionManager("chat-2", sync_memory, ns))
+                     session_manager=KgSessionManager("chat-2", sync_memory, sync_ns))
     assert restored.messages == agent.messages

@@ -1,6 +1,6 @@
 """The LangGraph store, through LangGraph's own `BaseStore` interface (sync and async, over a `Memory`
 and an `AsyncMemory`, in graph nodes), on the real Neo4j; the items are checked as `(:StoreItem)`
-nodes too. LangGraph's own store tests run against it in tests/upstream/."""
+nodes too. LangGraph's own store tests run against it in tests/third_party/langgraph/."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 import json
 import sys
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +18,7 @@ pytest.importorskip("langgraph.store.base", reason="the langgraph extra is not i
 from langgraph.store.base import PutOp, SearchOp  # noqa: E402
 from langgraph.store.base.embed import get_text_at_path  # noqa: E402
 
-from kg import AsyncMemory, Memory, load_settings  # noqa: E402
+from kg import AsyncMemory, Memory  # noqa: E402
 from kg.core.settings.tree import JobSettings  # noqa: E402
 from kg.integrations.langgraph import KgStore, ops  # noqa: E402
 from kg.jobs.queue import JobQueue  # noqa: E402
@@ -28,12 +28,6 @@ from tests.cypher_state import cypher_rows, cypher_value  # noqa: E402
 
 FAST = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=1.0, heartbeat_s=0.3,
                    poll_s=0.1, concurrency=2)
-
-
-@pytest.fixture(scope="module")
-def sync_memory() -> Iterator[Memory]:
-    with Memory(load_settings()) as memory:
-        yield memory
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from kg.queries.fusion import best_per_group, group_scores, normalized, ranking,
 from kg.queries.recall import query_keys
 from kg.queries.recipes import BM25, FLAT, HIERARCHICAL, HYBRID, RECIPES, recipe
 from kg.queries.retrieve import Retriever
+from tests.transcripts import transcript
 
 NOW = datetime(2025, 7, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -85,32 +86,32 @@ def test_recipes_are_frozen_and_copied() -> None:
 
 # -- on the graph -------------------------------------------------------------------------------
 SESSIONS = {
-    "s-db": (datetime(2025, 3, 3, 9, tzinfo=timezone.utc), [
-        ("user", "Maya", "We need a time-series database for the sensor project."),
-        ("assistant", "Bot", "TimescaleDB and InfluxDB both fit; TimescaleDB keeps SQL and Postgres tooling."),
-        ("user", "Maya", "Let's go with TimescaleDB then, our team knows Postgres."),
-        ("assistant", "Bot", "Good choice. I will draft the hypertable schema for the sensor readings."),
-    ]),
-    "s-trip": (datetime(2025, 4, 2, 18, tzinfo=timezone.utc), [
-        ("user", "Maya", "I booked a ryokan in Kyoto for the cherry blossom week."),
-        ("assistant", "Bot", "Lovely. The Philosopher's Path is best early in the morning."),
-        ("user", "Maya", "Who should I ask about the train passes?"),
-        ("assistant", "Bot", "The JR office at Kansai airport sells them, bring your passport."),
-    ]),
-    "s-run-may": (datetime(2025, 5, 8, 7, tzinfo=timezone.utc), [
-        ("user", "Maya", "My morning run along the river felt heavy today."),
-        ("assistant", "Bot", "Try an easier pace for the next runs."),
-    ]),
-    "s-run-june": (datetime(2025, 6, 20, 7, tzinfo=timezone.utc), [
-        ("user", "Maya", "My morning run along the river felt light today."),
-        ("assistant", "Bot", "Great, keep the pace steady on your runs."),
-    ]),
-    "s-garden": (datetime(2025, 6, 25, 17, tzinfo=timezone.utc), [
-        ("user", "Ravi", "I grow cherry tomatoes and basil on the balcony."),
-        ("user", "Maya", "I grow tomatoes too, mostly in pots."),
-        ("user", "Ravi", "Who fixed the leaking balcony drain?"),
-        ("user", "Maya", "My neighbour Tomasz did, last Sunday."),
-    ]),
+    "s-db": (datetime(2025, 3, 3, 9, tzinfo=timezone.utc), transcript("""
+        Maya: We need a time-series database for the sensor project.
+        Bot: TimescaleDB and InfluxDB both fit; TimescaleDB keeps SQL and Postgres tooling.
+        Maya: Let's go with TimescaleDB then, our team knows Postgres.
+        Bot: Good choice. I will draft the hypertable schema for the sensor readings.
+    """)),
+    "s-trip": (datetime(2025, 4, 2, 18, tzinfo=timezone.utc), transcript("""
+        Maya: I booked a ryokan in Kyoto for the cherry blossom week.
+        Bot: Lovely. The Philosopher's Path is best early in the morning.
+        Maya: Who should I ask about the train passes?
+        Bot: The JR office at Kansai airport sells them, bring your passport.
+    """)),
+    "s-run-may": (datetime(2025, 5, 8, 7, tzinfo=timezone.utc), transcript("""
+        Maya: My morning run along the river felt heavy today.
+        Bot: Try an easier pace for the next runs.
+    """)),
+    "s-run-june": (datetime(2025, 6, 20, 7, tzinfo=timezone.utc), transcript("""
+        Maya: My morning run along the river felt light today.
+        Bot: Great, keep the pace steady on your runs.
+    """)),
+    "s-garden": (datetime(2025, 6, 25, 17, tzinfo=timezone.utc), transcript("""
+        Ravi: I grow cherry tomatoes and basil on the balcony.
+        Maya: I grow tomatoes too, mostly in pots.
+        Ravi: Who fixed the leaking balcony drain?
+        Maya: My neighbour Tomasz did, last Sunday.
+    """)),
 }
 
 

@@ -20,17 +20,18 @@ from kg.ingest.summaries.writer import SessionSummarizer
 from kg import AsyncMemory
 from kg.core.settings.tree import LLMService, Settings
 from tests.cypher_state import cypher_rows
+from tests.transcripts import transcript
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm  # noqa: F401 - fixture
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
-LINES = [
-    ("user", "Maya", "We need a time-series database for the sensor project."),
-    ("assistant", "Bot", "TimescaleDB and InfluxDB both fit; TimescaleDB keeps SQL and Postgres tooling."),
-    ("user", "Maya", "Let's go with TimescaleDB then, our team knows Postgres."),
-    ("assistant", "Bot", "Good choice. I will draft the hypertable schema for the sensor readings."),
-    ("user", "Maya", "Retention should be ninety days for raw readings."),
-    ("assistant", "Bot", "Noted: a ninety day retention policy with hourly rollups kept for two years."),
-]
+LINES = transcript("""
+Maya: We need a time-series database for the sensor project.
+Bot: TimescaleDB and InfluxDB both fit; TimescaleDB keeps SQL and Postgres tooling.
+Maya: Let's go with TimescaleDB then, our team knows Postgres.
+Bot: Good choice. I will draft the hypertable schema for the sensor readings.
+Maya: Retention should be ninety days for raw readings.
+Bot: Noted: a ninety day retention policy with hourly rollups kept for two years.
+""")
 
 
 def messages(n: int, start: datetime = T0, offset: int = 0) -> list[dict]:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from kg import Client, Memory
-from kg.core.models.facts import FactView, RememberResult
-from kg.core.models.recall import RankedTurn
+from kg import Client, FactView, Memory, RankedTurn  # the types through kg's lazy names
+from kg.types import RememberResult
 
 
 def with_memory(memory: Memory) -> None:

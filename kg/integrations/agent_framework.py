@@ -106,3 +106,6 @@ class KgContextProvider(ContextProvider):
         if found:
             context.extend_instructions(self.source_id, "From earlier conversations with the user:\n"
                                         + "\n".join(f"- {line}" for line in lines(found)))
+
+
+__all__ = ["KgContextProvider", "KgHistoryProvider"]

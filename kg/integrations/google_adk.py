@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 
 def app_user(app_name: str, user_id: str) -> str:
+    """The default `namespace_of`: one kg namespace per app and user, `app_name:user_id`."""
     return f"{app_name}:{user_id}"
 
 
@@ -95,3 +96,6 @@ def _entry(hit: RankedTurn) -> MemoryEntry:
                        custom_metadata=metadata,
                        content=types.Content(role="user" if turn.role == "user" else "model",
                                              parts=[types.Part(text=turn.text)]))
+
+
+__all__ = ["KgMemoryService", "app_user"]

@@ -124,3 +124,6 @@ def _recalled(hit: MemoryHit) -> Document:
     return Document(page_content=hit.text, id=hit.id, metadata={
         "kind": hit.kind, "session_id": hit.session_id, "ts": hit.ts.isoformat() if hit.ts else None,
         "score": hit.score, "confidence": hit.confidence})
+
+
+__all__ = ["KgChatMessageHistory", "KgRetriever"]

@@ -108,3 +108,6 @@ def _recalled(hit: MemoryHit) -> NodeWithScore:
     node = TextNode(id_=hit.id, text=hit.text, metadata={"kind": hit.kind, "session_id": hit.session_id,
                                                           "ts": hit.ts.isoformat() if hit.ts else None})
     return NodeWithScore(node=node, score=hit.score)
+
+
+__all__ = ["KgMemoryBlock", "KgRetriever"]

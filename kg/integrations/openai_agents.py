@@ -93,3 +93,6 @@ def _item(turn: Turn) -> TResponseInputItem:
         return json.loads(turn.verbatim)
     role = turn.role if turn.role in ("user", "assistant", "system") else "assistant"  # a tool's text, unpaired
     return {"role": role, "content": turn.text}
+
+
+__all__ = ["KgSession"]

@@ -119,3 +119,6 @@ def memory_tool(memory: Memory | AsyncMemory, namespace: str, k: int = 5, sessio
         return lines(await calls.arun(lambda m: search_elsewhere(m, namespace, query, k, session_id)))
 
     return Tool(search_memory, name=name, takes_ctx=False)
+
+
+__all__ = ["KgMessageHistory", "memory_tool"]

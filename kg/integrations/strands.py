@@ -104,3 +104,6 @@ def memory_tool(memory: Memory, namespace: str, k: int = 5, session_id: str | No
         return lines(calls.run(lambda m: search_elsewhere(m, namespace, query, k, session_id)))
 
     return search_memory  # type: ignore[no-any-return, unused-ignore]  # Any without strands' types
+
+
+__all__ = ["KgSessionManager", "memory_tool"]

@@ -38,6 +38,8 @@ class CorrectionResult(BaseModel):
 
 
 class CorrectionView(BaseModel):
+    """A stored correction (a rule the user taught), with its status and weight."""
+
     id: str
     namespace: str
     correction_type: str
@@ -99,6 +101,8 @@ class ClusterView(BaseModel):
 
 
 class ClusterReport(BaseModel):
+    """A cluster of similar corrections found by maintenance, with its label and members."""
+
     id: str
     label: str
     keyphrases: list[str]
@@ -107,6 +111,8 @@ class ClusterReport(BaseModel):
 
 
 class StatusChange(BaseModel):
+    """A correction whose status maintenance changed (`before` -> `after`)."""
+
     id: str
     rule_text: str
     before: CorrectionStatus
@@ -115,6 +121,8 @@ class StatusChange(BaseModel):
 
 
 class MergeReport(BaseModel):
+    """Two near-identical corrections merged by maintenance: the survivor and the one it absorbed."""
+
     survivor_id: str
     absorbed_id: str
     similarity: float

@@ -27,6 +27,8 @@ def job_id(kind: str, namespace: str, target: str) -> str:
 
 
 class Job(BaseModel):
+    """A queued job of a namespace: what it does (`kind`) to which `target`, and how far it got."""
+
     id: str
     namespace: str
     kind: str

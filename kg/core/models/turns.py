@@ -125,6 +125,8 @@ class Message(BaseModel):
 
 
 class Turn(BaseModel):
+    """One stored message of a session: `idx` is its place in the session, `id` its stable identity."""
+
     id: str
     namespace: str
     session_id: str
@@ -154,6 +156,8 @@ class Turn(BaseModel):
 
 
 class Session(BaseModel):
+    """A conversation's session: its time span, message count, status and what indexing it cost."""
+
     id: str
     namespace: str
     started_at: datetime

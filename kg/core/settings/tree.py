@@ -269,6 +269,9 @@ class ScheduleSettings(Section):
 
 
 class Settings(BaseSettings):
+    """Every setting of kg, one tree: `kg.toml` (path from `KG_CONFIG` or the working folder) plus the
+    `KG_*` environment (docs/configuration.md); an unknown key is an error that names it."""
+
     model_config = SettingsConfigDict(
         env_prefix="KG_", env_nested_delimiter="__", extra="forbid", validate_default=True
     )

@@ -1,6 +1,6 @@
-# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/third_party/langgraph/LICENSE.
 # From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint-sqlite/tests/test_async_store.py.
-# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
+# kg-memory adapted only what builds a store (tests/third_party/langgraph/README.md); the assertions are LangGraph's.
 import asyncio
 import os
 import tempfile
@@ -18,8 +18,8 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from tests.upstream.kgstores import AsyncSqliteStore, SqliteIndexConfig  # kg-memory: KgStores (kgstores.py)
-from tests.upstream.test_lg_sqlite_store import CharacterEmbeddings  # kg-memory: the vendored tests.test_store
+from tests.third_party.langgraph.kgstores import AsyncSqliteStore, SqliteIndexConfig  # kg-memory: KgStores (kgstores.py)
+from tests.third_party.langgraph.test_lg_sqlite_store import CharacterEmbeddings  # kg-memory: the vendored tests.test_store
 
 
 @pytest.fixture(scope="function", params=["memory"])  # kg-memory: no SQLite file

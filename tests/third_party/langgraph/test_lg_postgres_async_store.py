@@ -1,6 +1,6 @@
-# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/third_party/langgraph/LICENSE.
 # From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint-postgres/tests/test_async_store.py.
-# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
+# kg-memory adapted only what builds a store (tests/third_party/langgraph/README.md); the assertions are LangGraph's.
 # type: ignore
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from tests.upstream import kgstores  # kg-memory: KgStores in place of Postgres's (kgstores.py)
-from tests.upstream.embed_test_utils import CharacterEmbeddings  # kg-memory: as tests.conftest's
-from tests.upstream.kgstores import VECTOR_TYPES, AsyncPostgresStore, _ainternal
+from tests.third_party.langgraph import kgstores  # kg-memory: KgStores in place of Postgres's (kgstores.py)
+from tests.third_party.langgraph.embed_test_utils import CharacterEmbeddings  # kg-memory: as tests.conftest's
+from tests.third_party.langgraph.kgstores import VECTOR_TYPES, AsyncPostgresStore, _ainternal
 
 TTL_SECONDS = 6
 TTL_MINUTES = TTL_SECONDS / 60

@@ -1,6 +1,6 @@
-# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/third_party/langgraph/LICENSE.
 # From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint-sqlite/tests/test_store.py.
-# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
+# kg-memory adapted only what builds a store (tests/third_party/langgraph/README.md); the assertions are LangGraph's.
 import math
 import os
 import random
@@ -24,7 +24,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from tests.upstream.kgstores import (  # kg-memory: KgStores in place of SQLite's (kgstores.py)
+from tests.third_party.langgraph.kgstores import (  # kg-memory: KgStores in place of SQLite's (kgstores.py)
     NS_MATCH_FUNCTION,
     BaseSqliteStore,
     SqliteIndexConfig,

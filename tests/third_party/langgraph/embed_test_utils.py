@@ -1,6 +1,6 @@
-# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/third_party/langgraph/LICENSE.
 # From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint/tests/embed_test_utils.py.
-# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
+# kg-memory adapted only what builds a store (tests/third_party/langgraph/README.md); the assertions are LangGraph's.
 """Embedding utilities for testing."""
 
 import math

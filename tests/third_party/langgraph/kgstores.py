@@ -37,7 +37,7 @@ CURRENT: Stores | None = None
 
 
 def current() -> Stores:
-    assert CURRENT is not None, "the tests/upstream conftest fixture sets the test's memories"
+    assert CURRENT is not None, "the tests/third_party/langgraph conftest fixture sets the test's memories"
     return CURRENT
 
 

@@ -1,6 +1,6 @@
-# Copyright (c) 2024 LangChain, Inc. MIT License: tests/upstream/LICENSE.
+# Copyright (c) 2024 LangChain, Inc. MIT License: tests/third_party/langgraph/LICENSE.
 # From langchain-ai/langgraph@f09cfe8ffc1e, libs/checkpoint/tests/test_store.py.
-# kg-memory adapted only what builds a store (tests/upstream/README.md); the assertions are LangGraph's.
+# kg-memory adapted only what builds a store (tests/third_party/langgraph/README.md); the assertions are LangGraph's.
 import asyncio
 import json
 from collections.abc import Iterable
@@ -20,8 +20,8 @@ from langgraph.store.base import (
     get_text_at_path,
 )
 from langgraph.store.base.batch import AsyncBatchedBaseStore
-from tests.upstream.embed_test_utils import CharacterEmbeddings  # kg-memory: vendored beside
-from tests.upstream.kgstores import InMemoryStore  # kg-memory: a KgStore (kgstores.py)
+from tests.third_party.langgraph.embed_test_utils import CharacterEmbeddings  # kg-memory: vendored beside
+from tests.third_party.langgraph.kgstores import InMemoryStore  # kg-memory: a KgStore (kgstores.py)
 
 
 class MockAsyncBatchedStore(AsyncBatchedBaseStore):

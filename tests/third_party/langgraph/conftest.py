@@ -18,10 +18,10 @@ import pytest
 pytest.importorskip("langgraph.store.base", reason="the langgraph extra is not installed")
 
 from kg import AsyncMemory, Memory, load_settings  # noqa: E402
-from tests.upstream import kgstores  # noqa: E402
-from tests.upstream.embed_test_utils import CharacterEmbeddings  # noqa: E402
+from tests.third_party.langgraph import kgstores  # noqa: E402
+from tests.third_party.langgraph.embed_test_utils import CharacterEmbeddings  # noqa: E402
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "langgraph.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "langgraph.md"
 ROW = re.compile(r"^\| `(test_lg_[^`]+)` \| (skipped|fails) \| (.+) \|$")
 
 
@@ -34,7 +34,7 @@ def differences() -> list[tuple[str, str, str]]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rows = differences()
     for item in items:
-        if "/upstream/" not in str(item.path).replace("\\", "/"):
+        if "/third_party/langgraph/" not in str(item.path).replace("\\", "/"):
             continue
         test_id = f"{item.path.name}::{item.name}"
         for pattern, outcome, why in rows:
