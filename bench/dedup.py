@@ -24,12 +24,12 @@ import numpy as np
 
 from bench import arguments
 from bench.dedup_core import DEFAULT_DATA, errors, load_mentions, read_arguments, score, stage_counts
+from kg.core.models.facts import entity_id, entity_key
+from kg.core.settings.tree import load_settings
 from kg.ingest.dedup import Mention, Resolution, profile
 from kg.ingest.dedup.entity import new_entity
 from kg.ingest.dedup.neo4j_resolver import GraphResolver, name_id
 from kg.ingest.dedup.neo4j_source import to_props
-from kg.core.settings.tree import load_settings
-from kg.core.models.facts import entity_id, entity_key
 from kg.memory import AsyncMemory
 
 _CONSONANTS = "bcdfghjklmnprstvwz"

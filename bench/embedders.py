@@ -68,8 +68,8 @@ def _rss_mb(field: str = "VmRSS") -> float:
 def load(name: str) -> tuple[Encode, Encode, str]:
     """(passages, one query, description) of an embedder; vectors L2-normalized."""
     if name in ("minilm", "minilm-torch"):
-        from kg.core.settings.tree import EmbeddingSettings
         from kg.core.embedders.configured import embedder_for
+        from kg.core.settings.tree import EmbeddingSettings
 
         provider = "sentence-transformers" if name == "minilm-torch" else "local"
         model = embedder_for(EmbeddingSettings(provider=provider))

@@ -41,11 +41,21 @@ from typing import Any
 
 import httpx
 
-from bench.footprint_parts import (REPO, RssSampler, corpus, embedder_in_child, install_report, mcp_cold,
-                                   measure_embedder, median_runs, progress, timed)
+from bench.footprint_parts import (
+    REPO,
+    RssSampler,
+    corpus,
+    embedder_in_child,
+    install_report,
+    mcp_cold,
+    measure_embedder,
+    median_runs,
+    progress,
+    timed,
+)
 from bench.load import HOST, free_port, stop_server, wait_ready
-from kg.core.settings.tree import LocalServerSettings
 from kg.core.local_neo4j.server import LocalNeo4j
+from kg.core.settings.tree import LocalServerSettings
 
 VARIANTS = {  # name: (provider, install specs, bolt port, http port)
     "onnx-int8 (default)": ("local", [".", ".[server]", ".[server,local]"], 7691, 7481),

@@ -161,8 +161,8 @@ def corpus(turns: int, queries: int) -> tuple[list[str], list[str], str]:
 
 def measure_embedder(provider: str, turns: int, queries: int) -> dict[str, Any]:
     """Load time, batch turns/s (the product's `embed` on the whole list) and single-query p50/p95."""
-    from kg.core.settings.tree import EmbeddingSettings
     from kg.core.embedders.configured import embedder_for
+    from kg.core.settings.tree import EmbeddingSettings
 
     keys, questions, source = corpus(turns, queries)
     start = time.perf_counter()

@@ -140,7 +140,7 @@ async def doors(url: str, key: str, memory: AsyncMemory, stack: Any) -> dict[str
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared.exceptions import MCPError
 
-    now = lambda: datetime.now(timezone.utc)  # noqa: E731
+    def now() -> datetime: return datetime.now(timezone.utc)
     # kg.Client sends a request refused with Retry-After (backpressure) again, as an agent's would
     http = await stack.enter_async_context(AsyncClient(url, api_key=key, timeout=30, retries=10))
     mcp_http = await stack.enter_async_context(httpx2.AsyncClient(headers={"X-API-Key": key}, timeout=30))

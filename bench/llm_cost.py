@@ -30,10 +30,10 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.ingest.extraction.chunking import turn_tokens
+from kg.core.llm.usage import metering
 from kg.core.prompts.extraction import ChunkTurn
 from kg.core.settings.tree import Settings
-from kg.core.llm.usage import metering
+from kg.ingest.extraction.chunking import turn_tokens
 from kg.memory import AsyncMemory
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens
 

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from bench import arguments
-from kg.core.prompts.extraction import ChunkTurn
-from kg.ingest.loaders import Rejected, read_locomo
-from kg.core.prompts.summaries import Part, SummaryDraft
 from kg import AsyncMemory, load_settings
+from kg.core.prompts.extraction import ChunkTurn
+from kg.core.prompts.summaries import Part, SummaryDraft
+from kg.ingest.loaders import Rejected, read_locomo
 
 TURN_KS = (1, 5, 10, 20)
 SESSION_KS = (1, 5, 10)

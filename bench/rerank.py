@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo import percentile
-from kg.core.settings.tree import EmbeddingSettings
 from kg.core.embedders.onnx import OnnxMiniLM
+from kg.core.settings.tree import EmbeddingSettings
 from kg.queries.rerank import CrossEncoderReranker
 
 

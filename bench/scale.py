@@ -33,14 +33,14 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
+from kg import AsyncMemory, load_settings
+from kg.core.embedders.base import Embedder
+from kg.core.local_neo4j.server import LocalNeo4j
+from kg.core.models.turns import Message
+from kg.core.settings.tree import Settings
 from kg.ingest.summaries.offline import OfflineSummarizer
 from kg.ingest.summaries.writer import SessionSummarizer
 from kg.ingest.turns import TurnWriter
-from kg import AsyncMemory, load_settings
-from kg.core.settings.tree import Settings
-from kg.core.embedders.base import Embedder
-from kg.core.models.turns import Message
-from kg.core.local_neo4j.server import LocalNeo4j
 
 PEOPLE = ["Maya", "Ravi", "Lena", "Tomasz", "Aiko", "Jon", "Gina", "Omar", "Sofia", "Kwame"]
 SUBJECTS = ["the sensor project", "our Postgres cluster", "the Kyoto trip", "my sister's wedding", "the quarterly report",

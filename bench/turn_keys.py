@@ -20,11 +20,11 @@ from typing import Callable
 import numpy as np
 
 from bench.locomo import evidence_ids
-from kg.ingest.loaders import Rejected, read_locomo
-from kg.ingest.turn_keys import attachment_text, turn_key
 from kg import load_settings
 from kg.core.embedders.configured import embedder_for
 from kg.core.models.turns import Message
+from kg.ingest.loaders import Rejected, read_locomo
+from kg.ingest.turn_keys import attachment_text, turn_key
 
 KS = (1, 5, 10, 20)
 KEYS: dict[str, Callable[[Message], str]] = {

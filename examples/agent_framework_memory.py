@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from agent_framework import Agent, BaseChatClient, ChatResponse, Message
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 from kg import Memory
 from kg.integrations.agent_framework import KgContextProvider, KgHistoryProvider
-from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 class MemoryReader(BaseChatClient[Any]):

@@ -19,10 +19,10 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools import preload_memory
 from google.genai import types
+from sensor_chat import main, said  # the frame the examples share (sensor_chat.py)
 
 from kg import Memory
 from kg.integrations.google_adk import KgMemoryService
-from sensor_chat import main, said  # the frame the examples share (sensor_chat.py)
 
 
 class MemoryReader(BaseLlm):

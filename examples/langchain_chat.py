@@ -13,10 +13,10 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableLambda
 from langchain_core.runnables.history import RunnableWithMessageHistory
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 from kg import Memory
 from kg.integrations.langchain import KgChatMessageHistory, KgRetriever
-from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 def run(memory: Memory, namespace: str) -> list[str]:

@@ -12,10 +12,10 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms import MockLLM
 from llama_index.core.memory import Memory as ChatMemory
+from sensor_chat import main  # the frame the examples share (sensor_chat.py)
 
 from kg import Memory
 from kg.integrations.llamaindex import KgMemoryBlock, KgRetriever
-from sensor_chat import main  # the frame the examples share (sensor_chat.py)
 
 
 def chat_memory(memory: Memory, namespace: str, session_id: str) -> ChatMemory:

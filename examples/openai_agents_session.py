@@ -12,10 +12,10 @@ from typing import Any, AsyncIterator
 
 from agents import Agent, Model, ModelResponse, RunConfig, Runner, Usage, function_tool
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from sensor_chat import main, said  # the frame the examples share (sensor_chat.py)
 
 from kg import Memory
 from kg.integrations.openai_agents import KgSession
-from sensor_chat import main, said  # the frame the examples share (sensor_chat.py)
 
 
 @function_tool

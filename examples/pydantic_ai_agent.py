@@ -12,10 +12,10 @@ from __future__ import annotations
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 from kg import Memory
 from kg.integrations.pydantic_ai import KgMessageHistory, memory_tool
-from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

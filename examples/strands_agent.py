@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any, AsyncIterator
 
+from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 from strands import Agent
 from strands.models.model import Model
 
 from kg import Memory
 from kg.integrations.strands import KgSessionManager, memory_tool
-from sensor_chat import CHAT, main, said  # the frame the examples share (sensor_chat.py)
 
 
 class MemorySearcher(Model):

@@ -13,8 +13,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from kg.ingest.statements import Locked, StatementForm, StatementWriter, Write
-from kg.ingest.temporal import (
+from kg.core.models.facts import RememberResult, entity_id, entity_key, predicate_key, value_key
+from kg.core.models.limits import FieldError, check_name, check_recorded_at, check_text
+from kg.core.models.requests import FactAssertion
+from kg.core.models.turns import as_utc
+from kg.core.settings.tree import Settings
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
+
+from .statements import Locked, StatementForm, StatementWriter, Write
+from .temporal import (
     FUNCTIONAL_PREDICATES,
     Cardinality,
     FactEvent,
@@ -25,13 +33,6 @@ from kg.ingest.temporal import (
     Span,
     apply,
 )
-from kg.core.settings.tree import Settings
-from kg.core.models.facts import RememberResult, entity_id, entity_key, predicate_key, value_key
-from kg.core.models.limits import FieldError, check_name, check_recorded_at, check_text
-from kg.core.models.turns import as_utc
-from kg.core.models.requests import FactAssertion
-from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 FACT = StatementForm(
     ensure="facts/slot_ensure", lock="facts/slot_lock", versions="facts",

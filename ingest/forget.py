@@ -27,13 +27,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg.ingest.corrections.writer import regraduate
-from kg.ingest.dedup.rebuild import rebuild
-from kg.ingest.facts import FactWriter
-from kg.ingest.relationships import RelationshipWriter
-from kg.ingest.temporal import Origin
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
+
+from .corrections.writer import regraduate
+from .dedup.rebuild import rebuild
+from .facts import FactWriter
+from .relationships import RelationshipWriter
+from .temporal import Origin
 
 
 @dataclass

@@ -18,15 +18,16 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any, Awaitable, Callable, Protocol
 
-from kg.ingest.extraction.chunking import chunks_for, merge
-from kg.ingest.extraction.extractor import ExtractionFailed, Extractor, Usage
-from kg.core.prompts.extraction import ChunkInput, ChunkTurn, ExtractionResult
-from kg.ingest.session_graph import Provenance, SessionGraphWriter, Written
-from kg.core.settings.tree import Settings
-from kg.core.models.indexing import IndexReport, SessionIndexReport
 from kg.core.llm.usage import metering
+from kg.core.models.indexing import IndexReport, SessionIndexReport
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn, ExtractionResult
+from kg.core.settings.tree import Settings
 from kg.core.store.store import Store
 from kg.core.store.values import native
+
+from .extraction.chunking import chunks_for, merge
+from .extraction.extractor import ExtractionFailed, Extractor, Usage
+from .session_graph import Provenance, SessionGraphWriter, Written
 
 log = logging.getLogger(__name__)
 

@@ -20,12 +20,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kg.ingest.corrections.policy import Candidate, Neighbour, Verdict
-from kg.ingest.temporal import Cardinality
-from kg.core.settings.tree import Settings
-from kg.core.llm.transport import LLMTransport, service_for
 from kg.core.llm.asker import LLMAsker, Prompt
+from kg.core.llm.transport import LLMTransport, service_for
 from kg.core.prompts import registry
+from kg.core.settings.tree import Settings
+
+from .corrections.policy import Candidate, Neighbour, Verdict
+from .temporal import Cardinality
 
 log = logging.getLogger(__name__)
 

@@ -16,13 +16,13 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from kg.ingest.summaries.keys import context_vectors
-from kg.ingest.turn_keys import embed_keys, row_key
-
-from kg.core.settings.tree import Settings
-from kg.core.embedders.configured import embedder_for
 from kg.core.embedders.base import Embedder, embed_async
+from kg.core.embedders.configured import embedder_for
+from kg.core.settings.tree import Settings
 from kg.core.store.store import Store
+
+from .summaries.keys import context_vectors
+from .turn_keys import embed_keys, row_key
 
 PAGE = 512
 

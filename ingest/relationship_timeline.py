@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from kg.ingest.temporal import FactEvent, FactPlan, FactRecord, PredicateRegistry, holds, plan
+from .temporal import FactEvent, FactPlan, FactRecord, PredicateRegistry, holds, plan
 
 ONE_TO_ONE_TYPES: frozenset[str] = frozenset({
     "works_for", "employed_by", "reports_to", "managed_by", "married_to", "lives_with", "engaged_to",

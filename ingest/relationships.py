@@ -14,17 +14,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kg.ingest.relationship_timeline import EdgeEvent, RelationshipTypes
-from kg.ingest.statements import Locked, StatementForm, StatementWriter, Write
-from kg.ingest.temporal import Origin, PredicateRegistry, Span
-from kg.core.settings.tree import Settings
-from kg.core.models.limits import check_name, check_relation
 from kg.core.models.facts import entity_id, entity_key, predicate_key
-from kg.core.models.turns import as_utc
+from kg.core.models.limits import check_name, check_relation
 from kg.core.models.relationships import RelateResult
 from kg.core.models.requests import RelationshipAssertion
+from kg.core.models.turns import as_utc
+from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
 from kg.core.store.values import native
+
+from .relationship_timeline import EdgeEvent, RelationshipTypes
+from .statements import Locked, StatementForm, StatementWriter, Write
+from .temporal import Origin, PredicateRegistry, Span
 
 EDGE = StatementForm(
     ensure="relationships/slot_ensure", lock="relationships/slot_lock", versions="edges",

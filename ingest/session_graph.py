@@ -23,22 +23,23 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from kg.ingest.corrections.writer import CorrectionWriter
-from kg.ingest.dedup.model import Mention
-from kg.ingest.dedup.neo4j_resolver import GraphResolver, with_retries
-from kg.ingest.dedup.rebuild import rebuild
-from kg.ingest.extraction.chunking import fact_key, normalize
-from kg.core.prompts.extraction import ChunkTurn, ExtractedEntity, ExtractionResult
-from kg.ingest.facts import FactWriter
-from kg.ingest.reconcile import Asserted, event_ids, reason, stale
-from kg.ingest.relationships import RelationshipWriter
-from kg.ingest.temporal import Origin
 from kg.core.models.facts import RememberResult, entity_id, entity_key
-from kg.core.models.requests import CorrectionReport, FactAssertion, RelationshipAssertion
 from kg.core.models.relationships import RelateResult
-from kg.core.store.store import Store, Tx
+from kg.core.models.requests import CorrectionReport, FactAssertion, RelationshipAssertion
 from kg.core.models.vocabulary import Trust
+from kg.core.prompts.extraction import ChunkTurn, ExtractedEntity, ExtractionResult
+from kg.core.store.store import Store, Tx
 from kg.core.store.values import native
+
+from .corrections.writer import CorrectionWriter
+from .dedup.model import Mention
+from .dedup.neo4j_resolver import GraphResolver, with_retries
+from .dedup.rebuild import rebuild
+from .extraction.chunking import fact_key, normalize
+from .facts import FactWriter
+from .reconcile import Asserted, event_ids, reason, stale
+from .relationships import RelationshipWriter
+from .temporal import Origin
 
 CONTEXT_CHARS = 300  # of the first evidence turn, as the mention's context
 

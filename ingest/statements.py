@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Generic, Mapping, TypeVar
 
-from kg.ingest.temporal import FactEvent, FactPlan, FactRecord, PredicateRegistry, Span, holder, plan, timeline
 from kg.core.models.facts import StatementResult
 from kg.core.models.limits import FieldError
 from kg.core.store.store import Store, Tx
 from kg.core.store.values import native
+
+from .temporal import FactEvent, FactPlan, FactRecord, PredicateRegistry, Span, holder, plan, timeline
 
 R = TypeVar("R", bound=StatementResult)
 

@@ -31,7 +31,7 @@ from types import MappingProxyType
 from typing import ClassVar, Literal
 
 from kg.core.models.facts import Decision
-from kg.core.models.requests import Op, Source  # noqa: F401 - the one definition, used by this module's users too
+from kg.core.models.requests import Op, Source
 from kg.core.models.vocabulary import Trust
 
 Cardinality = Literal["one", "many"]

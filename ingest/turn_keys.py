@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kg.core.settings.tree import IngestSettings
 from kg.core.embedders.base import TextEmbedder, passages
 from kg.core.models.turns import Attachment, attachments_of
+from kg.core.settings.tree import IngestSettings
 
 
 def attachment_text(attachments: Iterable[Attachment]) -> str:

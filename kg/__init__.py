@@ -18,8 +18,16 @@ _checkout.install(pathlib.Path(__file__).parent)
 from kg.core.settings.tree import Settings, load_settings
 
 if typing.TYPE_CHECKING:
-    from kg.client import (AccessDenied, AsyncClient, Client, ClientError, InvalidRequest, NotFound, ServerError,
-                           Unavailable)
+    from kg.client import (
+        AccessDenied,
+        AsyncClient,
+        Client,
+        ClientError,
+        InvalidRequest,
+        NotFound,
+        ServerError,
+        Unavailable,
+    )
     from kg.memory import AsyncMemory, Memory
     from kg.types import *  # noqa: F403 - the same names as kg.types.__all__, listed below
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Iterable
 
+from kg.core.embedders.base import Embedder
 from kg.core.models import export as fmt
 from kg.core.models.export import ImportReport
 from kg.core.models.facts import entity_key
 from kg.core.models.turns import check_namespace
 from kg.core.settings.tree import Settings
-from kg.core.embedders.base import Embedder
 from kg.core.store.store import Store
 from kg.ingest.reembed import embed_missing
 

@@ -12,9 +12,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from kg.core.embedders.base import Embedder
 from kg.core.models.turns import IngestReport, Message, check_namespace
 from kg.core.settings.tree import Settings
-from kg.core.embedders.base import Embedder
 from kg.core.store.store import Store
 from kg.ingest.history.chatgpt import read_chatgpt
 from kg.ingest.history.claude_code import read_claude_code, session_files

@@ -11,10 +11,10 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kg.core.models.limits import FieldError
+from kg.core.models.trust import ChangeResult, Changes, Explanation
 from kg.core.models.turns import as_utc, check_namespace
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
-from kg.core.models.trust import ChangeResult, Changes, Explanation
 from kg.core.store.values import native
 from kg.explain import change_of, changes_of, explanation, replay
 from kg.ingest.corrections.writer import regraduate, trust_correction

@@ -18,6 +18,37 @@ from typing import Any, AsyncIterator, Callable, Iterable, Mapping, Sequence
 
 from kg import _erasure, _export, _history_import, _review
 from kg.access import LOCAL
+from kg.core.models.corrections import (
+    ClusterView,
+    CoreRules,
+    CorrectionResult,
+    CorrectionStatus,
+    CorrectionType,
+    CorrectionView,
+    MaintenanceReport,
+)
+from kg.core.models.export import ImportReport
+from kg.core.models.facts import FactView, RememberResult
+from kg.core.models.indexing import IndexReport, SessionIndexReport
+from kg.core.models.jobs import Job, RunReport
+from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
+from kg.core.models.relationships import RelateResult, RelationshipView
+from kg.core.models.requests import (
+    CorrectionReport,
+    FactAssertion,
+    FactHistoryQuery,
+    FactQuery,
+    Op,
+    RelationshipAssertion,
+    RelationshipQuery,
+    SearchRequest,
+    Source,
+)
+from kg.core.models.trust import ChangeResult, Changes, Explanation
+from kg.core.models.turns import Attachment, Erasure, IngestReport, Message, Session, Turn, check_namespace
+from kg.core.models.vocabulary import Trust
+from kg.core.settings.tree import Settings
+from kg.core.store.values import native_props
 from kg.engine import Engine
 from kg.ingest.facts import FactWriter
 from kg.ingest.history.messages import Format
@@ -27,7 +58,6 @@ from kg.ingest.turns import TurnWriter, VectorSink
 from kg.jobs.kinds import KINDS
 from kg.jobs.queue import JobQueue
 from kg.jobs.worker import run_once
-from kg.rerankers import reranker_source
 from kg.queries import corrections as correction_queries
 from kg.queries import facts as fact_queries
 from kg.queries import relationships as relationship_queries
@@ -35,24 +65,7 @@ from kg.queries.recall import ranked_turns, recall, search_sessions
 from kg.queries.recipes import Recipe
 from kg.queries.recipes import recipe as pick
 from kg.queries.retrieve import Retriever
-from kg.core.settings.tree import Settings
-from kg.core.models.corrections import (
-    ClusterView, CoreRules, CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView, MaintenanceReport,
-)
-from kg.core.models.export import ImportReport
-from kg.core.models.facts import FactView, RememberResult
-from kg.core.models.indexing import IndexReport, SessionIndexReport
-from kg.core.models.jobs import Job, RunReport
-from kg.core.models.turns import Attachment, Erasure, IngestReport, Message, Session, Turn, check_namespace
-from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary, summary_from_props
-from kg.core.models.relationships import RelateResult, RelationshipView
-from kg.core.models.requests import (
-    CorrectionReport, FactAssertion, FactHistoryQuery, FactQuery, Op, RelationshipAssertion, RelationshipQuery,
-    SearchRequest, Source,
-)
-from kg.core.models.trust import ChangeResult, Changes, Explanation
-from kg.core.store.values import native_props
-from kg.core.models.vocabulary import Trust
+from kg.rerankers import reranker_source
 
 
 class AsyncMemory(Engine):

@@ -8,10 +8,10 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kg.core.settings.tree import Settings
 from kg.core.models.limits import MAX_CHARS, SessionId, Timestamp
 from kg.core.models.turns import ATTACHMENTS_MAX, Attachment, Message, Role
 from kg.core.models.vocabulary import Trust
+from kg.core.settings.tree import Settings
 
 
 class MessageIn(BaseModel):

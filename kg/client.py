@@ -20,19 +20,32 @@ import httpx
 from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
-from kg.client_errors import (  # noqa: F401 - the client's exceptions, importable from here
-    AccessDenied, ClientError, InvalidRequest, NotFound, ServerError, Unavailable, error_of,
+from kg.client_errors import (
+    AccessDenied,
+    ClientError,
+    InvalidRequest,
+    NotFound,
+    ServerError,
+    Unavailable,
+    error_of,
 )
+from kg.client_review import ReviewCalls
 from kg.core.models.corrections import CoreRules, CorrectionResult, CorrectionStatus, CorrectionType, CorrectionView
 from kg.core.models.facts import FactView, RememberResult
 from kg.core.models.jobs import Job
-from kg.core.models.turns import Attachment, IngestReport, Message, Session, Turn
-from kg.core.models.relationships import RelateResult, RelationshipView
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary
+from kg.core.models.relationships import RelateResult, RelationshipView
 from kg.core.models.requests import (
-    CorrectionReport, FactAssertion, FactQuery, Op, RelationshipAssertion, RelationshipQuery, Request, Source,
+    CorrectionReport,
+    FactAssertion,
+    FactQuery,
+    Op,
+    RelationshipAssertion,
+    RelationshipQuery,
+    Request,
+    Source,
 )
-from kg.client_review import ReviewCalls
+from kg.core.models.turns import Attachment, IngestReport, Message, Session, Turn
 from kg.core.models.vocabulary import Trust
 from kg.synchronous import Synchronous, twin
 

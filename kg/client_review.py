@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any, Mapping
 from urllib.parse import quote
 
-from kg.core.models.turns import Erasure
 from kg.core.models.trust import ChangeResult, Changes, Explanation
+from kg.core.models.turns import Erasure
 
 
 class ReviewCalls:

@@ -14,6 +14,13 @@ import logging
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
+from kg.core.embedders.base import Embedder
+from kg.core.embedders.configured import embedder_for, fallback_for
+from kg.core.llm.transport import llm_configured
+from kg.core.models.turns import Session
+from kg.core.settings.tree import Settings, load_settings
+from kg.core.store.store import DatabaseUnreachable, Store, StoreError, unavailable
+from kg.core.store.values import native_props
 from kg.ingest.corrections.writer import CorrectionWriter
 from kg.ingest.dedup.adjudication import adjudicator_for
 from kg.ingest.dedup.neo4j_resolver import GraphResolver
@@ -24,13 +31,6 @@ from kg.ingest.relationships import RelationshipWriter
 from kg.ingest.session_graph import SessionGraphWriter
 from kg.ingest.summaries.writer import SessionSummarizer
 from kg.ingest.turns import VectorSink
-from kg.core.settings.tree import Settings, load_settings
-from kg.core.embedders.configured import embedder_for, fallback_for
-from kg.core.embedders.base import Embedder
-from kg.core.llm.transport import llm_configured
-from kg.core.models.turns import Session
-from kg.core.store.store import DatabaseUnreachable, Store, StoreError, unavailable
-from kg.core.store.values import native_props
 
 if TYPE_CHECKING:
     from kg.ingest.corrections.maintain import ClusterLabeler

@@ -10,11 +10,16 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from kg.core.settings.tree import Settings
 from kg.core.models.facts import predicate_key
 from kg.core.models.trust import (
-    ConfidenceParts, CorrectionChange, Explanation, HeldMerge, QuotedTurn, StatementEvent,
+    ConfidenceParts,
+    CorrectionChange,
+    Explanation,
+    HeldMerge,
+    QuotedTurn,
+    StatementEvent,
 )
+from kg.core.settings.tree import Settings
 from kg.core.store.values import native, native_props
 from kg.ingest.facts import event_of as fact_event
 from kg.ingest.relationship_timeline import RelationshipTypes

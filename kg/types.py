@@ -23,7 +23,6 @@ from kg.core.models.facts import FactChange, FactView, RememberResult
 from kg.core.models.indexing import IndexReport, SessionIndexReport
 from kg.core.models.jobs import Job, RunReport
 from kg.core.models.limits import FieldError
-from kg.core.models.turns import Attachment, Erasure, IngestReport, Message, Session, Turn
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit, Summary
 from kg.core.models.relationships import RelateResult, RelationshipView
 from kg.core.models.signals import CitedDecision, CitedSignal, SessionSignals
@@ -37,6 +36,7 @@ from kg.core.models.trust import (
     QuotedTurn,
     StatementEvent,
 )
+from kg.core.models.turns import Attachment, Erasure, IngestReport, Message, Session, Turn
 from kg.queries.recipes import RECIPES, Boosts, Recipe
 
 __all__ = [

@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from kg.core.models.recall import Summary, summary_from_props
 from kg.core.models.turns import Role, Session, Turn, attachments_of
 from kg.core.models.vocabulary import Trust
-from kg.core.models.recall import Summary, summary_from_props
 from kg.core.store.store import Store
 from kg.core.store.values import native_props
-from kg.queries.analysis import TimeWindow
-from kg.queries.recipes import Key, Method
-from kg.queries.turns import scoped
+
+from .analysis import TimeWindow
+from .recipes import Key, Method
+from .turns import scoped
 
 # (method, key) -> (index, property)
 INDEXES: dict[tuple[Method, Key], tuple[str, str]] = {

@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from kg.core.settings.memory import CorrectionSettings
-from kg.core.models.corrections import STATUSES, ClusterView, CoreRules, CorrectionStatus, CorrectionView
 from kg.core.models.correction_weight import CorrectionState, status_at, weight_at
+from kg.core.models.corrections import STATUSES, ClusterView, CoreRules, CorrectionStatus, CorrectionView
 from kg.core.models.turns import as_utc
+from kg.core.settings.memory import CorrectionSettings
 from kg.core.store.store import Store
 from kg.core.store.values import native_props
 
@@ -70,7 +70,7 @@ async def core_rules(store: Store, cfg: CorrectionSettings, namespace: str, at: 
                 rules.append(view.model_copy(update={"status": standing}))
             elif standing == "preference" and view.weight >= cfg.core_preference_min_weight:
                 preferences.append(view.model_copy(update={"status": standing}))
-    key = lambda v: (-v.weight, v.rule_text)  # noqa: E731
+    def key(v): return (-v.weight, v.rule_text)
     return CoreRules(namespace=namespace, at=when, rules=sorted(rules, key=key), preferences=sorted(preferences, key=key))
 
 

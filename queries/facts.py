@@ -14,14 +14,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from kg.core.settings.memory import ConfidenceSettings
 from kg.core.models.facts import FactStatus, FactView, entity_key, predicate_key
-from kg.core.models.turns import as_utc
 from kg.core.models.requests import FactHistoryQuery, FactQuery
+from kg.core.models.turns import as_utc
+from kg.core.settings.memory import ConfidenceSettings
 from kg.core.store.store import Store
 from kg.core.store.values import native_props
-from kg.queries.confidence import score
 
+from .confidence import score
 
 
 def _status(fact: Mapping[str, Any], superseded_by: str | None, at: datetime, known_at: datetime | None

@@ -19,19 +19,20 @@ from collections.abc import Awaitable
 from datetime import datetime, timezone
 from typing import Any
 
-from kg.core.settings.memory import ConfidenceSettings, RecallWeights
+from kg.core.embedders.base import embed_async
 from kg.core.models.facts import FactView, entity_key
-from kg.core.models.turns import as_utc
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit
+from kg.core.models.turns import as_utc
+from kg.core.settings.memory import ConfidenceSettings, RecallWeights
 from kg.core.store.store import Store
 from kg.core.store.values import native_props
-from kg.queries import candidates as cand
-from kg.queries.confidence import score as confidence_score
-from kg.queries.fusion import normalized
-from kg.queries.recipes import Recipe
-from kg.queries.vectors import unit_rows
-from kg.queries.retrieve import Retrieval, Retriever
-from kg.core.embedders.base import embed_async
+
+from . import candidates as cand
+from .confidence import score as confidence_score
+from .fusion import normalized
+from .recipes import Recipe
+from .retrieve import Retrieval, Retriever
+from .vectors import unit_rows
 
 FACT_LIMIT = 50
 _WORDS = re.compile(r"[\w'’-]+")

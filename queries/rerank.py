@@ -24,10 +24,10 @@ from typing import Any, Protocol
 
 from pydantic import SecretStr
 
-from kg.core.settings.tree import LLMService, Settings
-from kg.core.settings.memory import RerankSettings
-from kg.core.models import Turn
 from kg.core.extras import MissingExtra, require
+from kg.core.models import Turn
+from kg.core.settings.memory import RerankSettings
+from kg.core.settings.tree import LLMService, Settings
 
 log = logging.getLogger(__name__)
 
@@ -193,8 +193,8 @@ def llm_reranker(settings: Settings) -> Reranker | None:
     (the one transport: instructor, retries, redaction, the usage meter), on the service
     `[memory.retrieval.rerank] llm_service` names or, by default, the one extraction uses
     (`[memory.indexing] backend`). None (the fused order stays) when there is none."""
-    from kg.core.llm.transport import LLMTransport, service_for  # loads the LLM SDKs: only when asked for
     from kg.core.llm.asker import LLMAsker
+    from kg.core.llm.transport import LLMTransport, service_for  # loads the LLM SDKs: only when asked for
     from kg.core.prompts import registry
 
     rerank = settings.memory.retrieval.rerank

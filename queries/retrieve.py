@@ -31,20 +31,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from kg.core.settings.memory import RetrievalSettings, VectorSearchSettings
-from kg.core.embedders.fallback import FallbackChain
 from kg.core.embedders.base import Embedder, embed_async
+from kg.core.embedders.fallback import FallbackChain
 from kg.core.models.turns import Turn, as_utc
+from kg.core.settings.memory import RetrievalSettings, VectorSearchSettings
 from kg.core.store.store import Store
 from kg.core.telemetry.hooks import span
-from kg.queries import candidates as cand
-from kg.queries.analysis import TimeWindow, content_terms, named, time_window
-from kg.queries.fusion import best_per_group, group_scores, later_first, ranking, rrf
-from kg.queries.recipes import RECIPES, Key, Method, Recipe
-from kg.queries.rerank import Reranker, local_reranker, passage, rerank
-from kg.queries.session_signals import session_signals
-from kg.queries.turns import lucene_escape
-from kg.queries.vectors import NamespaceVectors, unit_rows
+
+from . import candidates as cand
+from .analysis import TimeWindow, content_terms, named, time_window
+from .fusion import best_per_group, group_scores, later_first, ranking, rrf
+from .recipes import RECIPES, Key, Method, Recipe
+from .rerank import Reranker, local_reranker, passage, rerank
+from .session_signals import session_signals
+from .turns import lucene_escape
+from .vectors import NamespaceVectors, unit_rows
 
 log = logging.getLogger(__name__)
 

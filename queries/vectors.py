@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from kg.core.store.store import Store
-from kg.queries.candidates import Candidate, from_epoch_us
-from kg.queries.recipes import Key
+
+from .candidates import Candidate, from_epoch_us
+from .recipes import Key
 
 Revision = tuple[int, Any]
 Row = tuple[str, str, int, str | None, datetime, bool, str]  # id, session, idx, speaker, ts, follows_question, role

@@ -111,7 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         request = SeenRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length))
         fake = self.server.fake
@@ -130,7 +130,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout): exactly what a slow reply is for
 
-    do_GET = do_POST  # noqa: N815
+    do_GET = do_POST  # noqa: N815 - http.server's method name
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         pass

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from kg import load_settings  # kg first: it imports the ingest modules in their order
+from kg.core.settings.tree import JobSettings, Settings
+from kg.core.store.store import Store
 from kg.jobs.kinds import JobKind
 from kg.jobs.queue import JobRun
 from kg.jobs.worker import Worker
-from kg.core.settings.tree import JobSettings, Settings
-from kg.core.store.store import Store
 
 JOBS = JobSettings(max_attempts=3, backoff_initial_s=0.05, lease_s=30, heartbeat_s=5, poll_s=0.1, concurrency=2)
 

@@ -30,8 +30,9 @@ APART = ("kg.ingest", "kg.queries")  # the two paths never import each other
 MAX_LINES = 400
 # Size follows the concept: the facade is one class of thin methods over the engine's services (its
 # logic lives in modules of one job, kg._erasure, kg._export, ...); split across mixins it only
-# scattered one concept over seven files. It alone may be longer.
-LONGER = {"kg/async_memory.py": 700}
+# scattered one concept over seven files. The remote client is likewise one concept, the twin of the
+# facade over HTTP (httpx keeps Client and AsyncClient in one module). These alone may be longer.
+LONGER = {"kg/async_memory.py": 700, "kg/client.py": 500}
 
 
 def floor(module: str) -> int:

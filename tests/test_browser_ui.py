@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
+from test_browser_queries import BROWSER, INPUTS, T0, seed
 
 from kg import AsyncMemory
 from kg.core.store.store import resolve_connection
-from test_browser_queries import BROWSER, INPUTS, T0, seed
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -8,8 +8,8 @@ from typing import Any, AsyncIterator
 
 import httpx
 import pytest
-
 from http_client import serving, settings_with
+
 from kg import AsyncClient, AsyncMemory, Client
 from kg.client import AccessDenied, InvalidRequest, NotFound, Unavailable
 from kg.http import create_app

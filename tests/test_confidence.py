@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from kg.core.settings.tree import Settings
 from kg.core.settings.memory import ConfidenceSettings
+from kg.core.settings.tree import Settings
 from kg.queries.confidence import last_touch, reinforcement_boost, score, staleness
 
 CFG = ConfidenceSettings()

@@ -15,9 +15,9 @@ from typing import AsyncIterator
 import numpy as np
 import pytest
 
-from kg.ingest.corrections.normalize import normalize
 from kg import AsyncMemory, Memory, Settings
 from kg.core.models.corrections import MaintenanceReport
+from kg.ingest.corrections.normalize import normalize
 from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)

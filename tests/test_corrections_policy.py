@@ -9,12 +9,19 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
+from kg.core.models.correction_weight import (
+    CorrectionState,
+    earned_status,
+    effective_weight,
+    held_status,
+    status_at,
+    weight_at,
+)
+from kg.core.models.corrections import CoreRules, CorrectionView
+from kg.core.settings.memory import CorrectionClusteringSettings, CorrectionSettings
 from kg.ingest.corrections.clustering import Member, cluster_labels, contradictions, keyphrases, merges
 from kg.ingest.corrections.normalize import conflict, normalize, shape
 from kg.ingest.corrections.policy import Candidate, Neighbour, Verdict, decide, plan_from_verdict
-from kg.core.settings.memory import CorrectionClusteringSettings, CorrectionSettings
-from kg.core.models.corrections import CoreRules, CorrectionView
-from kg.core.models.correction_weight import CorrectionState, earned_status, effective_weight, held_status, status_at, weight_at
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 CFG = CorrectionSettings()

@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 
-from kg.core.settings.memory import VectorSearchSettings
-
 from bench.dedup_core import load_mentions, pairwise_metrics
+from kg import AsyncMemory
+from kg.core.models.facts import entity_id
+from kg.core.settings.memory import VectorSearchSettings
 from kg.ingest.dedup import DedupSettings, InMemoryCandidateSource, Mention, Resolver, profile
 from kg.ingest.dedup.neo4j_resolver import GraphResolver
 from kg.ingest.dedup.neo4j_source import prefetch
-from kg import AsyncMemory
-from kg.core.models.facts import entity_id
 from tests.conftest import shared_data
 from tests.cypher_state import cypher_rows, cypher_value
 

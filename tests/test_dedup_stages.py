@@ -21,8 +21,8 @@ from kg.ingest.dedup import (
     profile,
 )
 from kg.ingest.dedup.entity import absorb, new_entity
-from kg.ingest.dedup.resolver import choose
 from kg.ingest.dedup.model import MatchDecision
+from kg.ingest.dedup.resolver import choose
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedup_dev.jsonl"
 SETTINGS = DedupSettings()
@@ -136,8 +136,8 @@ def test_initial_does_not_bridge_two_given_names() -> None:
 
 
 def test_alias_stage_organizations_and_places() -> None:
-    org = lambda n: Mention(n, "organization")  # noqa: E731
-    place = lambda n, **a: Mention(n, "place", a)  # noqa: E731
+    def org(n): return Mention(n, "organization")
+    def place(n, **a): return Mention(n, "place", a)
     assert verdict(org("Acme"), org("Acme Holdings")) == ("alias", "same")
     assert verdict(org("SH"), org("Stark Holdings")) == ("alias", "same")
     assert verdict(org("Cogswell Limited"), org("CL")) == ("alias", "same")
@@ -163,7 +163,7 @@ def test_fuzzy_stage_tolerates_typos() -> None:
 
 
 def test_fuzzy_stage_keeps_model_variants_apart() -> None:
-    product = lambda n: Mention(n, "product")  # noqa: E731
+    def product(n): return Mention(n, "product")
     assert verdict(product("Pixel 8a"), product("Pixel 8"))[1] == "different"
     assert verdict(product("Xbox Series S"), product("Xbox Series X"))[1] == "different"
     assert verdict(product("iPhone 14 Pro"), product("iPhone 15 Pro"))[1] == "different"
@@ -210,7 +210,7 @@ def test_embedding_stage_uses_the_similarity_it_is_given() -> None:
 
 
 def test_choose_prefers_stronger_stage_and_flags_ties() -> None:
-    same = lambda stage, s: MatchDecision(stage, s, "same")  # noqa: E731
+    def same(stage, s): return MatchDecision(stage, s, "same")
     assert choose({"a": same("fuzzy", 0.9), "b": same("exact", 1.0)})[0] == "b"
     winner, _, ambiguous = choose({"a": same("alias", 0.8), "b": same("alias", 0.8)})
     assert winner is None and set(ambiguous) == {"a", "b"}

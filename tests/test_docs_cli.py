@@ -73,7 +73,7 @@ def parse_problem(argv: list[str]) -> str | None:
         return f"no command {args[0]!r} in {command.name!r}"
     try:
         command.make_context(command.name, list(args))  # the parser consumes the list it is given
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any parser error: its kind is sorted below
         kinds = {c.__name__ for c in type(exc).__mro__}
         if kinds & PLACEHOLDER_ERRORS:
             return None

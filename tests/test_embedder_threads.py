@@ -12,8 +12,8 @@ import time
 import pytest
 
 from kg import load_settings
-from kg.core.embedders.configured import embedder_for
 from kg.core.embedders.base import QUERY_TEXTS, embed_async
+from kg.core.embedders.configured import embedder_for
 from kg.core.embedders.onnx import OnnxMiniLM
 
 
@@ -122,8 +122,8 @@ def test_the_torch_extra_runs_the_same_model() -> None:
     """`[embedding] provider = "sentence-transformers"` (`kg-memory[torch]`): the bundled MiniLM on
     torch keeps the vectors' old name and agrees with the int8 ONNX default."""
     pytest.importorskip("sentence_transformers", reason="the torch extra is not installed")
-    from kg.core.settings.tree import EmbeddingSettings
     from kg.core.embedders.torch import SentenceTransformerEmbedder
+    from kg.core.settings.tree import EmbeddingSettings
 
     torch_model = SentenceTransformerEmbedder(EmbeddingSettings(provider="sentence-transformers"))
     assert (torch_model.name, torch_model.dim) == ("local/all-MiniLM-L6-v2", 384)

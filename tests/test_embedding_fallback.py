@@ -7,12 +7,12 @@ import asyncio
 
 import pytest
 
-from kg.core.settings.tree import EmbeddingSettings
-from kg.core.embedders.configured import embedder_for, fallback_for
-from kg.core.embedders.voyage import VoyageEmbedder
-from kg.core.embedders.fallback import FallbackChain
 from kg.core.embedders.base import EmbeddingError
-from tests.fake_llm import FakeLLM, fake_llm, recording  # noqa: F401 - the fixture
+from kg.core.embedders.configured import embedder_for, fallback_for
+from kg.core.embedders.fallback import FallbackChain
+from kg.core.embedders.voyage import VoyageEmbedder
+from kg.core.settings.tree import EmbeddingSettings
+from tests.fake_llm import FakeLLM, fake_llm, recording
 
 LOCAL = "local/all-MiniLM-L6-v2-int8"
 
@@ -22,13 +22,13 @@ def voyage_settings(fake: FakeLLM, **changes: object) -> EmbeddingSettings:
                              voyage_base_url=fake.url + "/v1", timeout_ms=300, **changes)
 
 
-def test_voyage_makes_no_request_to_know_its_dimension(fake_llm: FakeLLM) -> None:  # noqa: F811
+def test_voyage_makes_no_request_to_know_its_dimension(fake_llm: FakeLLM) -> None:
     embedder = VoyageEmbedder(voyage_settings(fake_llm))
     assert (embedder.name, embedder.dim) == ("voyage/voyage-3.5-lite", 1024)
     assert fake_llm.count() == 0
 
 
-def test_an_unknown_voyage_model_is_probed_once_on_first_use(fake_llm: FakeLLM) -> None:  # noqa: F811
+def test_an_unknown_voyage_model_is_probed_once_on_first_use(fake_llm: FakeLLM) -> None:
     fake_llm.script(recording("voyage/embeddings_ok"))
     embedder = VoyageEmbedder(voyage_settings(fake_llm, voyage_model="voyage-next"))
     assert fake_llm.count() == 0
@@ -36,7 +36,7 @@ def test_an_unknown_voyage_model_is_probed_once_on_first_use(fake_llm: FakeLLM) 
     assert fake_llm.count("/v1/embeddings") == 1
 
 
-def test_fails_then_times_out_then_recovers(fake_llm: FakeLLM) -> None:  # noqa: F811
+def test_fails_then_times_out_then_recovers(fake_llm: FakeLLM) -> None:
     settings = voyage_settings(fake_llm)
     chain = FallbackChain(VoyageEmbedder(settings), fallback_for(settings))
     fake_llm.script(recording("voyage/error_500"), recording("voyage/embeddings_ok", delay_s=1.5),
@@ -56,7 +56,7 @@ def test_fails_then_times_out_then_recovers(fake_llm: FakeLLM) -> None:  # noqa:
     assert fake_llm.count("/v1/embeddings") == 3
 
 
-def test_without_a_fallback_the_primary_error_is_raised(fake_llm: FakeLLM) -> None:  # noqa: F811
+def test_without_a_fallback_the_primary_error_is_raised(fake_llm: FakeLLM) -> None:
     settings = voyage_settings(fake_llm, fallback="none")
     assert fallback_for(settings) is None
     fake_llm.script(recording("voyage/error_500"))

@@ -19,9 +19,9 @@ import pytest
 from pydantic import SecretStr
 
 from kg import AsyncMemory, load_settings
-from kg.core.settings.tree import Settings
-from kg.core.models.turns import Message
 from kg.core.local_neo4j.server import LocalNeo4j
+from kg.core.models.turns import Message
+from kg.core.settings.tree import Settings
 from kg.http import create_app
 from kg.ingest.reembed import reembed_fallback
 from tests.cypher_state import cypher_value

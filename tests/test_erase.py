@@ -17,8 +17,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from kg import AsyncMemory
 from kg.http import create_app
-from tests.http_client import running, settings_with
 from tests.cypher_state import cypher_rows
+from tests.http_client import running, settings_with
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)

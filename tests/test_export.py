@@ -47,7 +47,7 @@ async def scenario(memory: AsyncMemory, namespace: str) -> None:
     for n, line in enumerate(LINES):
         await memory.add_turns(namespace, f"s{n % 2 + 1}", [{"role": "user", "text": line, "ts": T0 + timedelta(days=n)}])
     s1 = [t.id for t in await memory.turns(namespace, "s1")]
-    day = lambda n: T0 + timedelta(days=n)  # noqa: E731
+    def day(n): return T0 + timedelta(days=n)
     await memory.remember(namespace, "Dana", "lives_in", "Lisbon", valid_from=day(0), recorded_at=day(0),
                           evidence_turn_ids=[s1[0]])
     await memory.remember(namespace, "Dana", "lives_in", "Porto", valid_from=day(60), recorded_at=day(3))

@@ -22,7 +22,7 @@ from kg.http import create_app
 from tests.http_client import serving, settings_with
 from tests.test_cli_doors import kg
 from tests.test_erase import data, stdio_params
-from tests.test_forget_rewind import offline_memory  # noqa: F401 - the fixture
+from tests.test_forget_rewind import offline_memory
 
 T0 = datetime(2025, 3, 1, 9, tzinfo=timezone.utc)
 RETRO = [  # the four-turn session of issue 36
@@ -42,7 +42,7 @@ RECIPES = [None, "flat", "bm25", "hybrid", "hierarchical"]
 
 
 @pytest.fixture
-async def copy(offline_memory: AsyncMemory, namespace: str, tmp_path: Path) -> AsyncIterator[str]:  # noqa: F811
+async def copy(offline_memory: AsyncMemory, namespace: str, tmp_path: Path) -> AsyncIterator[str]:
     """The namespace, closed and indexed, exported by `kg export` and imported by `kg import ndjson`
     into another namespace (whose name is yielded)."""
     memory = offline_memory
@@ -96,12 +96,12 @@ def same(original: dict[str, Any], copied: dict[str, Any]) -> None:
     assert original[f"turns {QUESTIONS[0]} None"][0][2] == RETRO[2][2]  # the answer, first
 
 
-async def test_the_copy_answers_like_the_original_in_python(offline_memory: AsyncMemory, namespace: str,  # noqa: F811
+async def test_the_copy_answers_like_the_original_in_python(offline_memory: AsyncMemory, namespace: str,
                                                             copy: str) -> None:
     same(await searches(offline_memory, namespace), await searches(offline_memory, copy))
 
 
-async def test_the_copy_answers_like_the_original_over_http(offline_memory: AsyncMemory, namespace: str,  # noqa: F811
+async def test_the_copy_answers_like_the_original_over_http(offline_memory: AsyncMemory, namespace: str,
                                                             copy: str) -> None:
     app = create_app(settings_with(keys={}), memory=offline_memory)
     async with serving(app), AsyncClient("http://kg.test", transport=httpx.ASGITransport(app=app)) as client:

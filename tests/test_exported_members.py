@@ -8,8 +8,8 @@ framework doors `kg.integrations.<framework>`. The rest (`kg.core`, `kg.ingest`,
 `kg.jobs`, `kg.mcp`, which is reached through `kg mcp` and `/mcp`) is inside: its modules may move."""
 
 from __future__ import annotations
-
 import __future__
+
 import ast
 import importlib
 import inspect

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
-from kg.ingest.extraction.chunking import chunks_for, estimate_tokens, merge, plan_chunks, turn_tokens
-from kg.ingest.extraction.extractor import Extractor, Usage
 from kg.core.prompts.extraction import (
+    EXTRACT,
+    EXTRACT_V1,
     QUOTE_MAX_CHARS,
     ChunkInput,
     ChunkTurn,
@@ -18,13 +18,14 @@ from kg.core.prompts.extraction import (
     ExtractedEntity,
     ExtractedFact,
     ExtractionResult,
+    extract_v1,
 )
-from kg.ingest.extraction.offline import OfflineExtractor, extract_offline
-from kg.core.prompts.extraction import EXTRACT, EXTRACT_V1, extract_v1
 from kg.core.prompts.registry import PROMPTS, prompt, versions
 from kg.core.settings.memory import IndexingSettings
-from tests.extraction_samples import T0, chunk, turns  # noqa: F401 - fixture
-
+from kg.ingest.extraction.chunking import chunks_for, estimate_tokens, merge, plan_chunks, turn_tokens
+from kg.ingest.extraction.extractor import Extractor, Usage
+from kg.ingest.extraction.offline import OfflineExtractor, extract_offline
+from tests.extraction_samples import T0, chunk, turns
 
 # --- models and prompts ------------------------------------------------------------------
 

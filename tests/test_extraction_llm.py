@@ -10,15 +10,14 @@ from datetime import timedelta
 import pytest
 from pydantic import SecretStr
 
+from kg.core.prompts.extraction import EXTRACT_V1, ChunkInput, ChunkTurn, ExtractionResult
+from kg.core.settings.memory import IndexingSettings
+from kg.core.settings.tree import LLMService, Settings
 from kg.ingest.extraction.chunking import chunks_for, turn_tokens
 from kg.ingest.extraction.extractor import ExtractionFailed, Usage
 from kg.ingest.extraction.llm import LLMExtractor, extractor_for
-from kg.core.prompts.extraction import ChunkInput, ChunkTurn, ExtractionResult
-from kg.core.prompts.extraction import EXTRACT_V1
-from kg.core.settings.tree import LLMService, Settings
-from kg.core.settings.memory import IndexingSettings
-from tests.extraction_samples import T0, chunk  # noqa: F401 - fixture
-from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
+from tests.extraction_samples import T0, chunk
+from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording
 
 KEY = "sk-ant-api03-TESTKEY-never-log-me-0123456789"
 

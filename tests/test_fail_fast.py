@@ -15,8 +15,8 @@ import pytest
 from pydantic import SecretStr
 
 from kg import AsyncMemory, load_settings
-from kg.http import create_app
 from kg.core.store.store import resolve_connection
+from kg.http import create_app
 from tests.http_client import running
 
 

@@ -26,14 +26,14 @@ import pytest
 from pydantic import SecretStr
 
 from kg import AsyncMemory, Settings, load_settings
-from kg.jobs.kinds import JobKind, extract_session
-from kg.ingest.sessions import auto_session_id
-from kg.jobs.worker import Worker
-from kg.core.settings.tree import JobSettings, LLMService, LLMSettings
-from kg.core.settings.memory import IndexingSettings
 from kg.core.local_neo4j.server import LocalNeo4j
-from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording  # noqa: F401 - fixture
+from kg.core.settings.memory import IndexingSettings
+from kg.core.settings.tree import JobSettings, LLMService, LLMSettings
+from kg.ingest.sessions import auto_session_id
+from kg.jobs.kinds import JobKind, extract_session
+from kg.jobs.worker import Worker
 from tests.cypher_state import cypher_rows
+from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-api03-FAULTTEST-never-log-me-0123456789"

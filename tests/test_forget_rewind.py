@@ -16,7 +16,7 @@ from mcp import Client
 from kg import AsyncMemory, Settings
 from kg.http import create_app
 from tests.cypher_state import cypher_rows, cypher_value
-from tests.fake_llm import FakeLLM, SeenRequest, fake_llm  # noqa: F401 - the fixture
+from tests.fake_llm import FakeLLM, SeenRequest, fake_llm
 from tests.http_client import running, settings_with
 from tests.test_erase import data, stdio_params
 from tests.test_indexing import _tool_use, llm_settings
@@ -158,7 +158,7 @@ def _entity_answer(aliases: list[str], attributes: dict[str, str]):  # type: ign
     return answer
 
 
-async def test_an_alias_and_an_attribute_learned_in_the_erased_session_go(fake_llm: FakeLLM,  # noqa: F811
+async def test_an_alias_and_an_attribute_learned_in_the_erased_session_go(fake_llm: FakeLLM,
                                                                          namespace: str) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await memory.add_turns(namespace, "a", [{"role": "user", "text": "I'm Dana Whitaker, from Porto.", "ts": T0}])

@@ -68,7 +68,7 @@ async def test_the_very_next_search_finds_the_turn_over_mcp(memory: AsyncMemory,
     await history(memory, namespace)
     async with asyncio.timeout(180):
         async with Client(stdio_params()) as client:
-            for n in range(3):
+            for _ in range(3):
                 text, question = fresh()
                 stored = data(await client.call_tool("add_messages", {"namespace": namespace, "messages": [
                     {"role": "user", "text": text, "ts": datetime.now(timezone.utc).isoformat()}]}))

@@ -11,9 +11,9 @@ import pytest
 from graphiti_core.edges import EntityEdge
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode, Node
 
-from kg.integrations.graphiti import GraphitiSource, episode_messages, import_graphiti, open_graphiti
 from kg import AsyncMemory
 from kg.core.store.store import resolve_connection
+from kg.integrations.graphiti import GraphitiSource, episode_messages, import_graphiti, open_graphiti
 from tests.cypher_state import cypher_rows
 
 

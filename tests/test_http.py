@@ -16,7 +16,7 @@ import uvicorn
 from kg import AsyncMemory
 from kg.access import key_digest
 from kg.http import create_app
-from tests.http_client import api, msg, running, settings_with  # noqa: F401 - fixture
+from tests.http_client import api, msg, running, settings_with
 
 KEY_A, KEY_B, KEY_ALL = "key-a-5f1c0e", "key-b-93ad71", "key-all-27bb04"
 T0 = "2025-05-01T12:00:00Z"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from kg import AsyncMemory
-from tests.http_client import api, msg  # noqa: F401 - fixture
+from tests.http_client import api, msg
 
 
 # -- the bad-input corpus ---------------------------------------------------------------------

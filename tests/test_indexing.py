@@ -13,13 +13,13 @@ from typing import Any, AsyncIterator
 import pytest
 from pydantic import SecretStr
 
+from kg import AsyncMemory, Settings
+from kg.core.settings.tree import LLMService
 from kg.ingest.dedup import Mention
 from kg.ingest.dedup.adjudication import LLMAdjudicator
 from kg.ingest.dedup.neo4j_resolver import GraphResolver
-from kg import AsyncMemory, Settings
-from kg.core.settings.tree import LLMService
-from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
 from tests.cypher_state import cypher_rows
+from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording
 from tests.transcripts import transcript
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
@@ -198,7 +198,7 @@ LISBON = [("user", "Dana", "I moved to Lisbon with my wife Anna and I work at Ac
           ("assistant", "Assistant", "Noted."), ("user", "Dana", "I'll visit the Lisbon office.")]
 
 
-async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, namespace: str) -> None:  # noqa: F811
+async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, namespace: str) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await add_session(memory, namespace, "good", LISBON)
         await add_session(memory, namespace, "flaky", LISBON, start=T0 + timedelta(days=1))
@@ -237,7 +237,7 @@ async def test_llm_extraction_fails_cleanly_and_is_retried(fake_llm: FakeLLM, na
         assert [f.object_value for f in facts] == ["Lisbon"] and facts[0].extractor == "fake:claude-haiku-4-5"
 
 
-async def test_failing_session_stops_being_pending_after_max_failures(fake_llm: FakeLLM,  # noqa: F811
+async def test_failing_session_stops_being_pending_after_max_failures(fake_llm: FakeLLM,
                                                                       namespace: str) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await add_session(memory, namespace, "down", LISBON)
@@ -257,7 +257,7 @@ def adjudicator(fake: FakeLLM) -> LLMAdjudicator:
 
 
 @pytest.mark.parametrize("candidate", [1, None])
-async def test_llm_settles_only_ambiguous_mentions(memory: AsyncMemory, namespace: str, fake_llm: FakeLLM,  # noqa: F811
+async def test_llm_settles_only_ambiguous_mentions(memory: AsyncMemory, namespace: str, fake_llm: FakeLLM,
                                                    candidate: int | None) -> None:
     judge = adjudicator(fake_llm)
     resolver = GraphResolver(memory.settings.memory.entity_deduplication, memory.embedder, judge)
@@ -277,7 +277,7 @@ async def test_llm_settles_only_ambiguous_mentions(memory: AsyncMemory, namespac
 
 
 async def test_failed_adjudication_leaves_the_mention_ambiguous(memory: AsyncMemory, namespace: str,
-                                                                fake_llm: FakeLLM) -> None:  # noqa: F811
+                                                                fake_llm: FakeLLM) -> None:
     resolver = GraphResolver(memory.settings.memory.entity_deduplication, memory.embedder, adjudicator(fake_llm))
     [status] = await resolver.resolve(memory.store, namespace, [Mention("Loyalty Status", "concept")])
     fake_llm.script(recording("anthropic/error_500_api_error"))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
 from kg import AsyncMemory
 from kg.core.models.turns import Attachment, Message
+from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
 from tests.cypher_state import cypher_rows
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)

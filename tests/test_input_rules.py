@@ -16,7 +16,7 @@ from kg import AsyncMemory
 from kg.core.models.limits import FieldError, check_relation
 from kg.mcp.server import LocalScope, build_server
 from tests.cypher_state import cypher_value
-from tests.http_client import api  # noqa: F401 - fixture
+from tests.http_client import api
 
 FAR_FUTURE = "9999-12-31T00:00:00Z"
 
@@ -40,7 +40,7 @@ async def edges(memory: AsyncMemory, namespace: str) -> int:
 # -- defect 1: a future recorded_at on a relationship ---------------------------------------------
 
 async def test_a_future_recorded_at_on_a_relationship_is_refused_over_http(
-        api: httpx.AsyncClient, memory: AsyncMemory, namespace: str) -> None:  # noqa: F811
+        api: httpx.AsyncClient, memory: AsyncMemory, namespace: str) -> None:
     base = f"/v1/namespaces/{namespace}/relationships"
     soon = (datetime.now(timezone.utc) + timedelta(hours=1)).isoformat()
     for future in (FAR_FUTURE, soon):
@@ -65,7 +65,7 @@ async def test_a_future_recorded_at_is_refused_by_the_python_api(memory: AsyncMe
 # -- defect 2: a far-future message time ----------------------------------------------------------
 
 async def test_a_far_future_message_time_is_refused_at_both_doors(
-        api: httpx.AsyncClient, memory: AsyncMemory, namespace: str) -> None:  # noqa: F811
+        api: httpx.AsyncClient, memory: AsyncMemory, namespace: str) -> None:
     first = {"role": "user", "text": "an automatic session", "ts": "2025-05-01T12:00:00Z"}
     r = await api.post(f"/v1/namespaces/{namespace}/messages", json={"messages": [first]})
     assert r.status_code == 200, r.text
@@ -84,7 +84,7 @@ async def test_a_far_future_message_time_is_refused_at_both_doors(
 @pytest.mark.parametrize("field, size", [("subject_type", 16_000), ("subject_type", 101), ("object_type", 101),
                                          ("type", 300), ("subject", 20_000), ("object", 20_000)])
 async def test_long_relationship_fields_are_refused_over_http(
-        api: httpx.AsyncClient, memory: AsyncMemory, namespace: str, field: str, size: int) -> None:  # noqa: F811
+        api: httpx.AsyncClient, memory: AsyncMemory, namespace: str, field: str, size: int) -> None:
     body = {"subject": "x", "type": "works_for", "object": "Co", field: "a" * size}
     refused(await api.post(f"/v1/namespaces/{namespace}/relationships", json=body), field)
     assert await edges(memory, namespace) == 0
@@ -108,7 +108,7 @@ async def test_long_relationship_fields_are_refused_over_mcp(memory: AsyncMemory
 EPOCHS = (1700000000, "1700000000", 1700000000000)
 
 
-async def test_epoch_numbers_are_refused_over_http(api: httpx.AsyncClient, memory: AsyncMemory,  # noqa: F811
+async def test_epoch_numbers_are_refused_over_http(api: httpx.AsyncClient, memory: AsyncMemory,
                                                    namespace: str) -> None:
     await memory.relate(namespace, "x", "works_for", "Co")
     base = f"/v1/namespaces/{namespace}"

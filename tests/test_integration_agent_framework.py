@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("agent_framework", reason="the agent-framework extra is not installed")
 
-from agent_framework import Agent, BaseChatClient, ChatResponse, Content, Message  # noqa: E402
-from agent_framework._tools import FunctionInvocationLayer  # noqa: E402
+from agent_framework import Agent, BaseChatClient, ChatResponse, Content, Message
+from agent_framework._tools import FunctionInvocationLayer
 
-from kg import AsyncMemory  # noqa: E402
-from kg.integrations.agent_framework import KgContextProvider, KgHistoryProvider  # noqa: E402
+from kg import AsyncMemory
+from kg.integrations.agent_framework import KgContextProvider, KgHistoryProvider
 
 
 class ScriptedClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):

@@ -10,17 +10,17 @@ import pytest
 
 pytest.importorskip("google.adk", reason="the google-adk extra is not installed")
 
-from google.adk.agents import LlmAgent  # noqa: E402
-from google.adk.models.base_llm import BaseLlm  # noqa: E402
-from google.adk.models.llm_request import LlmRequest  # noqa: E402
-from google.adk.models.llm_response import LlmResponse  # noqa: E402
-from google.adk.runners import Runner  # noqa: E402
-from google.adk.sessions import InMemorySessionService  # noqa: E402
-from google.adk.tools import preload_memory  # noqa: E402
-from google.genai import types  # noqa: E402
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.adk.tools import preload_memory
+from google.genai import types
 
-from kg import AsyncMemory  # noqa: E402
-from kg.integrations.google_adk import KgMemoryService  # noqa: E402
+from kg import AsyncMemory
+from kg.integrations.google_adk import KgMemoryService
 
 APP = "shop"
 

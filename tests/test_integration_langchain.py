@@ -12,16 +12,16 @@ import pytest
 pytest.importorskip("langchain_core", reason="the langchain extra is not installed")
 pytest.importorskip("langchain_tests", reason="langchain-tests (the dev extra) is not installed")
 
-from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
-from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder  # noqa: E402
-from langchain_core.prompt_values import PromptValue  # noqa: E402
-from langchain_core.runnables import RunnableLambda  # noqa: E402
-from langchain_core.runnables.history import RunnableWithMessageHistory  # noqa: E402
-from langchain_tests.integration_tests import RetrieversIntegrationTests  # noqa: E402
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.prompt_values import PromptValue
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables.history import RunnableWithMessageHistory
+from langchain_tests.integration_tests import RetrieversIntegrationTests
 
-from kg import AsyncMemory, Memory  # noqa: E402
-from kg.integrations.langchain import KgChatMessageHistory, KgRetriever  # noqa: E402
+from kg import AsyncMemory, Memory
+from kg.integrations.langchain import KgChatMessageHistory, KgRetriever
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 NOTES = ["We picked TimescaleDB for the sensor data.", "The sensor dashboard ships in May.",
@@ -142,4 +142,4 @@ async def test_turns_of_other_doors_read_as_messages(memory: AsyncMemory, namesp
 
 def test_sync_calls_over_an_async_memory_name_the_fix(memory: AsyncMemory, namespace: str) -> None:
     with pytest.raises(TypeError, match="give it a Memory"):
-        KgChatMessageHistory(memory, namespace, "s").messages
+        KgChatMessageHistory(memory, namespace, "s").messages  # noqa: B018 - reading it raises

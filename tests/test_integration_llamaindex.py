@@ -9,14 +9,14 @@ import pytest
 
 pytest.importorskip("llama_index.core", reason="the llamaindex extra is not installed")
 
-from llama_index.core.base.llms.types import ChatMessage  # noqa: E402
-from llama_index.core.chat_engine import SimpleChatEngine  # noqa: E402
-from llama_index.core.llms import MockLLM  # noqa: E402
-from llama_index.core.memory import Memory as ChatMemory  # noqa: E402
-from llama_index.core.query_engine import RetrieverQueryEngine  # noqa: E402
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.llms import MockLLM
+from llama_index.core.memory import Memory as ChatMemory
+from llama_index.core.query_engine import RetrieverQueryEngine
 
-from kg import AsyncMemory, Memory  # noqa: E402
-from kg.integrations.llamaindex import KgMemoryBlock, KgRetriever  # noqa: E402
+from kg import AsyncMemory, Memory
+from kg.integrations.llamaindex import KgMemoryBlock, KgRetriever
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 

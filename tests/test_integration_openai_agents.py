@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("agents", reason="the openai-agents extra is not installed")
 
-from agents import Agent, Model, ModelResponse, RunConfig, Runner, SQLiteSession, Usage, function_tool  # noqa: E402
-from agents.memory.session_settings import SessionSettings  # noqa: E402
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText  # noqa: E402
+from agents import Agent, Model, ModelResponse, RunConfig, Runner, SQLiteSession, Usage, function_tool
+from agents.memory.session_settings import SessionSettings
+from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
-from kg import AsyncMemory, Memory  # noqa: E402
-from kg.integrations.openai_agents import KgSession  # noqa: E402
+from kg import AsyncMemory, Memory
+from kg.integrations.openai_agents import KgSession
 
 RUN = RunConfig(tracing_disabled=True)
 

@@ -9,14 +9,20 @@ import pytest
 
 pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
 
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
-    ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart,
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from kg import AsyncMemory, Memory  # noqa: E402
-from kg.integrations.pydantic_ai import KgMessageHistory, memory_tool  # noqa: E402
+from kg import AsyncMemory, Memory
+from kg.integrations.pydantic_ai import KgMessageHistory, memory_tool
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 

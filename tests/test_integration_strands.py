@@ -13,11 +13,11 @@ import pytest
 
 pytest.importorskip("strands", reason="the strands extra is not installed (it has a venv of its own in .ci/run)")
 
-from strands import Agent  # noqa: E402
-from strands.models.model import Model  # noqa: E402
+from strands import Agent
+from strands.models.model import Model
 
-from kg import Memory  # noqa: E402
-from kg.integrations.strands import KgSessionManager, memory_tool  # noqa: E402
+from kg import Memory
+from kg.integrations.strands import KgSessionManager, memory_tool
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 

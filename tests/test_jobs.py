@@ -20,13 +20,13 @@ from typing import Any, AsyncIterator
 import pytest
 
 from kg import AsyncMemory, Settings
+from kg.core.models.jobs import job_id
+from kg.core.models.turns import Message
+from kg.core.settings.tree import JobSettings, Schedule
 from kg.jobs.kinds import JobKind
 from kg.jobs.queue import JobQueue, JobRun, LeaseLost, PermanentJobError, backoff_s
 from kg.jobs.sweeps import SWEEPS, latest_fire, reindex, run_sweep
 from kg.jobs.worker import Worker
-from kg.core.settings.tree import JobSettings, Schedule
-from kg.core.models.jobs import job_id
-from kg.core.models.turns import Message
 from tests.cypher_state import cypher_rows, cypher_value
 
 ROOT = Path(__file__).resolve().parents[1]

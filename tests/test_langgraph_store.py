@@ -15,16 +15,16 @@ import pytest
 
 pytest.importorskip("langgraph.store.base", reason="the langgraph extra is not installed")
 
-from langgraph.store.base import PutOp, SearchOp  # noqa: E402
-from langgraph.store.base.embed import get_text_at_path  # noqa: E402
+from langgraph.store.base import PutOp, SearchOp
+from langgraph.store.base.embed import get_text_at_path
 
-from kg import AsyncMemory, Memory  # noqa: E402
-from kg.core.settings.tree import JobSettings  # noqa: E402
-from kg.integrations.langgraph import KgStore, ops  # noqa: E402
-from kg.jobs.queue import JobQueue  # noqa: E402
-from kg.jobs.sweeps import run_sweep  # noqa: E402
-from kg.jobs.worker import Worker  # noqa: E402
-from tests.cypher_state import cypher_rows, cypher_value  # noqa: E402
+from kg import AsyncMemory, Memory
+from kg.core.settings.tree import JobSettings
+from kg.integrations.langgraph import KgStore, ops
+from kg.jobs.queue import JobQueue
+from kg.jobs.sweeps import run_sweep
+from kg.jobs.worker import Worker
+from tests.cypher_state import cypher_rows, cypher_value
 
 FAST = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=1.0, heartbeat_s=0.3,
                    poll_s=0.1, concurrency=2)

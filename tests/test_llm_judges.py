@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from kg.ingest.llm_judges import LLMClusterLabeler, LLMCorrectionJudge, LLMPredicateResolver
 from kg import AsyncMemory
 from kg.core.settings.tree import Settings
-from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording  # noqa: F401
+from kg.ingest.llm_judges import LLMClusterLabeler, LLMCorrectionJudge, LLMPredicateResolver
 from tests.cypher_state import cypher_rows
+from tests.fake_llm import FakeLLM, Reply, SeenRequest, estimate_tokens, fake_llm, recording
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
 KEY = "sk-ant-api03-TESTKEY-never-log-me-0123456789"
@@ -50,7 +50,7 @@ async def current(m: AsyncMemory, namespace: str) -> list[str]:
 # -- wiring ------------------------------------------------------------------------------------
 
 @pytest.mark.neo4j
-async def test_hooks_are_set_only_when_an_llm_is_configured(fake_llm: FakeLLM) -> None:  # noqa: F811
+async def test_hooks_are_set_only_when_an_llm_is_configured(fake_llm: FakeLLM) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         assert isinstance(memory.predicate_resolver, LLMPredicateResolver)
         assert isinstance(memory.correction_judge, LLMCorrectionJudge)
@@ -63,7 +63,7 @@ async def test_hooks_are_set_only_when_an_llm_is_configured(fake_llm: FakeLLM) -
 
 # -- facts: predicate-contradiction-v1 ----------------------------------------------------------
 
-async def test_llm_contradiction_supersedes_an_unknown_predicate(fake_llm: FakeLLM, namespace: str) -> None:  # noqa: F811
+async def test_llm_contradiction_supersedes_an_unknown_predicate(fake_llm: FakeLLM, namespace: str) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await memory.remember(namespace, "Dana", "favorite_editor", "vim", valid_from=day(1))
         assert fake_llm.count() == 0  # nothing current to contradict: no call
@@ -84,7 +84,7 @@ async def test_llm_contradiction_supersedes_an_unknown_predicate(fake_llm: FakeL
         assert link["old"] == "vim"
 
 
-async def test_llm_no_contradiction_keeps_both(fake_llm: FakeLLM, namespace: str) -> None:  # noqa: F811
+async def test_llm_no_contradiction_keeps_both(fake_llm: FakeLLM, namespace: str) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await memory.remember(namespace, "Dana", "favorite_editor", "vim", valid_from=day(1))
         fake_llm.script(tool_use("Contradiction", {"contradicts": False, "reason": "both can hold"}))
@@ -93,7 +93,7 @@ async def test_llm_no_contradiction_keeps_both(fake_llm: FakeLLM, namespace: str
         assert await current(memory, namespace) == ["emacs", "vim"]
 
 
-async def test_llm_failure_keeps_the_write_multi_valued(fake_llm: FakeLLM, namespace: str,  # noqa: F811
+async def test_llm_failure_keeps_the_write_multi_valued(fake_llm: FakeLLM, namespace: str,
                                                         caplog: pytest.LogCaptureFixture) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await memory.remember(namespace, "Dana", "favorite_editor", "vim", valid_from=day(1))
@@ -113,7 +113,7 @@ async def test_no_llm_keeps_both(memory: AsyncMemory, namespace: str) -> None:
 
 # -- corrections: correction-audn-v1 -------------------------------------------------------------
 
-async def test_llm_judge_invalidates_a_contradicted_neighbour(fake_llm: FakeLLM, namespace: str) -> None:  # noqa: F811
+async def test_llm_judge_invalidates_a_contradicted_neighbour(fake_llm: FakeLLM, namespace: str) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         old = await memory.add_correction(namespace, "s1", "Write replies in British English.", seen_at=day(1))
         assert old.decided_by == "policy" and fake_llm.count() == 0  # no neighbours: no call
@@ -132,7 +132,7 @@ async def test_llm_judge_invalidates_a_contradicted_neighbour(fake_llm: FakeLLM,
         assert [c.rule_text for c in await memory.corrections(namespace)] == ["Write replies in American English."]
 
 
-async def test_llm_judge_failure_falls_back_to_the_policy(fake_llm: FakeLLM, namespace: str,  # noqa: F811
+async def test_llm_judge_failure_falls_back_to_the_policy(fake_llm: FakeLLM, namespace: str,
                                                           caplog: pytest.LogCaptureFixture) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await memory.add_correction(namespace, "s1", "Write replies in British English.", seen_at=day(1))
@@ -145,7 +145,7 @@ async def test_llm_judge_failure_falls_back_to_the_policy(fake_llm: FakeLLM, nam
 
 # -- clusters: cluster-label-v1 -----------------------------------------------------------------
 
-async def test_llm_labels_clusters(fake_llm: FakeLLM, namespace: str) -> None:  # noqa: F811
+async def test_llm_labels_clusters(fake_llm: FakeLLM, namespace: str) -> None:
     settings = llm_settings(fake_llm)
     settings.memory.corrections.duplicate_similarity = 0.99  # keep the paraphrases apart until clustering
     texts = ["Use uv instead of pip.", "Prefer uv over pip.", "Please use uv rather than pip.",

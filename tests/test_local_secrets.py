@@ -16,9 +16,9 @@ import pytest
 
 from kg import load_settings
 from kg.access import key_digest
+from kg.core.local_neo4j.server import LocalNeo4j
 from kg.core.settings.tree import HttpSettings
 from kg.http import create_app
-from kg.core.local_neo4j.server import LocalNeo4j
 from tests.http_client import running
 
 pytestmark = pytest.mark.neo4j  # a spare managed server; an app that opens the database

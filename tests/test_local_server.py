@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from kg import load_settings
-from kg.core.settings.tree import LocalServerSettings
 from kg.core.local_neo4j.server import LocalNeo4j, LocalServerError
+from kg.core.settings.tree import LocalServerSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,8 +12,8 @@ from mcp import Client
 
 from kg import AsyncMemory
 from kg.mcp.server import LocalScope, build_server
-from tests.test_erase import data, stdio_params
 from tests.cypher_state import cypher_value
+from tests.test_erase import data, stdio_params
 
 BAD_NAMESPACES = ("", "a b", "..", "x" * 5000)
 T0 = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)

@@ -9,12 +9,11 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from kg import AsyncMemory
-from kg import cypher
+from kg import AsyncMemory, cypher
 from kg.access import key_digest
 from kg.core.llm.usage import LLMCall, record
 from kg.http import create_app
-from tests.http_client import api, msg, running, settings_with  # noqa: F401 - the api fixture
+from tests.http_client import api, msg, running, settings_with
 
 NS_ROUTE = "/v1/namespaces/{namespace}"
 QUESTION = "which database did zebrafinch choose for analytics"

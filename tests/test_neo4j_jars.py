@@ -34,7 +34,7 @@ class Served:
         served = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            def do_GET(self) -> None:
                 path = self.path.split("/repo/", 1)[-1]
                 served.requests.append((path, self.headers.get("Range")))
                 file = served.root / path

@@ -12,8 +12,8 @@ import httpx
 from kg import AsyncMemory, load_settings
 from kg.core.local_neo4j.server import LocalNeo4j
 from kg.http import create_app
-from tests.http_client import api, running  # noqa: F401 - the api fixture
-from tests.test_fail_fast import Relay, cut_off  # noqa: F401 - the cut_off fixture
+from tests.http_client import api, running
+from tests.test_fail_fast import Relay, cut_off
 
 
 async def test_ready_once_database_migrations_and_embedder_are(api: httpx.AsyncClient) -> None:

@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kg.ingest.reembed import EMBEDDED, reembed
 from kg import AsyncMemory, load_settings
 from kg.core.store.store import EmbedderMismatch
+from kg.ingest.reembed import EMBEDDED, reembed
 
 
 async def test_reembed_switches_the_embedding_space(memory: AsyncMemory, namespace: str) -> None:

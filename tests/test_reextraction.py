@@ -8,10 +8,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.ingest.extraction.extractor import Usage
-from kg.core.prompts.extraction import ChunkInput, ExtractionResult
-
 from kg import AsyncMemory
+from kg.core.prompts.extraction import ChunkInput, ExtractionResult
+from kg.ingest.extraction.extractor import Usage
 from tests.cypher_state import cypher_rows
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)

@@ -10,8 +10,8 @@ from mcp import Client
 
 from kg import AsyncMemory
 from kg.mcp.server import LocalScope, build_server
-from tests.http_client import api  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
+from tests.http_client import api
 
 UTC = timezone.utc
 T = datetime(2024, 1, 1, tzinfo=UTC)
@@ -74,7 +74,7 @@ async def test_many_to_many_ends_only_by_retraction(memory: AsyncMemory, namespa
     assert (ana_then.id, ana_then.reinforcement_count, ana_then.last_reinforced_at) == (ana.id, 0, None)
 
 
-async def test_relationships_over_http(api: httpx.AsyncClient, namespace: str) -> None:  # noqa: F811
+async def test_relationships_over_http(api: httpx.AsyncClient, namespace: str) -> None:
     base = f"/v1/namespaces/{namespace}/relationships"
     for target, since in (("Acme", "2024-01-01T00:00:00Z"), ("Globex", "2024-06-01T00:00:00Z")):
         r = await api.post(base, json={"subject": "Maya", "type": "works_for", "object": target,

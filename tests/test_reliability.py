@@ -15,7 +15,7 @@ from mcp import Client
 from kg import AsyncMemory, load_settings
 from kg.core.models.limits import FieldError
 from kg.mcp.server import LocalScope, build_server
-from tests.http_client import api, msg  # noqa: F401 - fixture
+from tests.http_client import api, msg
 
 
 def fields(response: httpx.Response) -> list[str]:
@@ -95,9 +95,8 @@ async def test_exact_predicates_keep_case_apart(memory: AsyncMemory, namespace: 
     settings = load_settings()
     values = settings.memory.values.model_copy(update={"predicates": {"password_hint": "exact"}})
     exact = settings.model_copy(update={"memory": settings.memory.model_copy(update={"values": values})})
-    from kg.ingest.facts import FactWriter
-
     from kg.core.models.requests import FactAssertion
+    from kg.ingest.facts import FactWriter
 
     writer = FactWriter(memory.store, exact)
 

@@ -4,7 +4,6 @@ and the Voyage and LLM rerankers against the local fake HTTP endpoint, on the re
 from __future__ import annotations
 
 import importlib.util
-
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -16,7 +15,7 @@ from kg.core.settings.tree import Settings, load_settings
 from kg.queries.recipes import HIERARCHICAL, HYBRID, recipe
 from kg.queries.rerank import CrossEncoderReranker, complete, passage, rerank
 from kg.queries.retrieve import Retriever
-from tests.fake_llm import FakeLLM, fake_llm, recording  # noqa: F401
+from tests.fake_llm import FakeLLM, fake_llm, recording
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 KEY = "sk-ant-api03-TESTKEY-never-log-me-0123456789"
@@ -144,7 +143,7 @@ async def fused_and_reranked(fake: FakeLLM, reranker: str, namespace: str) -> tu
     return fused, reranked
 
 
-async def test_voyage_follows_the_answer(fake_llm: FakeLLM, sensor_talk: str) -> None:  # noqa: F811
+async def test_voyage_follows_the_answer(fake_llm: FakeLLM, sensor_talk: str) -> None:
     fake_llm.script(recording("voyage/rerank_ok"))
     fused, reranked = await fused_and_reranked(fake_llm, "voyage", sensor_talk)
     assert reranked == [fused[i] for i in (3, 0, 4, 1, 2)] + fused[5:]
@@ -154,7 +153,7 @@ async def test_voyage_follows_the_answer(fake_llm: FakeLLM, sensor_talk: str) ->
     assert len(sent.body["documents"]) == 5 and sent.body["documents"][0].startswith(("Maya: ", "Bot: "))
 
 
-async def test_llm_follows_the_answer(fake_llm: FakeLLM, sensor_talk: str) -> None:  # noqa: F811
+async def test_llm_follows_the_answer(fake_llm: FakeLLM, sensor_talk: str) -> None:
     fake_llm.script(recording("anthropic/messages_tool_use_rerank"))
     fused, reranked = await fused_and_reranked(fake_llm, "llm", sensor_talk)
     assert reranked == [fused[i] for i in (2, 4, 0, 3, 1)] + fused[5:]
@@ -165,7 +164,7 @@ async def test_llm_follows_the_answer(fake_llm: FakeLLM, sensor_talk: str) -> No
 
 @pytest.mark.parametrize("reranker, error", [("voyage", "voyage/error_500"),
                                              ("llm", "anthropic/error_500_api_error")])
-async def test_a_failed_rerank_keeps_the_fused_order(fake_llm: FakeLLM, sensor_talk: str, reranker: str,  # noqa: F811
+async def test_a_failed_rerank_keeps_the_fused_order(fake_llm: FakeLLM, sensor_talk: str, reranker: str,
                                                      error: str, caplog: pytest.LogCaptureFixture) -> None:
     fake_llm.script(recording(error))
     fused, reranked = await fused_and_reranked(fake_llm, reranker, sensor_talk)
@@ -173,7 +172,7 @@ async def test_a_failed_rerank_keeps_the_fused_order(fake_llm: FakeLLM, sensor_t
     assert "TESTKEY" not in caplog.text
 
 
-async def test_baselines_and_missing_services_are_not_reranked(fake_llm: FakeLLM, sensor_talk: str) -> None:  # noqa: F811
+async def test_baselines_and_missing_services_are_not_reranked(fake_llm: FakeLLM, sensor_talk: str) -> None:
     settings = rerank_settings(fake_llm, "voyage")
     async with AsyncMemory(settings) as mem:  # a recipe named explicitly is not the configured strategy
         await mem.retrieve(sensor_talk, QUESTION, 10, recipe="bm25")

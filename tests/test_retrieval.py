@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
-from kg.core.settings.memory import VectorSearchSettings
 from pydantic import ValidationError
 
 from kg import AsyncMemory
+from kg.core.settings.memory import VectorSearchSettings
 from kg.queries.analysis import named, time_window
 from kg.queries.candidates import overfetch
 from kg.queries.fusion import best_per_group, group_scores, normalized, ranking, rrf

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg import cypher
-from kg import AsyncMemory
+from kg import AsyncMemory, cypher
 from kg.core.store.store import EmbedderMismatch
 from tests.cypher_state import cypher_value
 

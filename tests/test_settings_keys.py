@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kg.core.settings.tree import Settings
 from kg.core.settings.base import Section, UnknownSettingError
+from kg.core.settings.tree import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

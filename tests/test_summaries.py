@@ -9,19 +9,19 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pydantic import SecretStr
 
-from kg.ingest.extraction.chunking import estimate_tokens
+from kg import AsyncMemory
 from kg.core.prompts.extraction import ChunkTurn
+from kg.core.prompts.summaries import Part
+from kg.core.settings.tree import LLMService, Settings
+from kg.ingest.extraction.chunking import estimate_tokens
 from kg.ingest.summaries.keys import context_texts, context_vectors
 from kg.ingest.summaries.llm import LLMSummarizer, summarizer_for
-from kg.core.prompts.summaries import Part
 from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
 from kg.ingest.summaries.plan import rollup_groups, windows
 from kg.ingest.summaries.writer import SessionSummarizer
-from kg import AsyncMemory
-from kg.core.settings.tree import LLMService, Settings
 from tests.cypher_state import cypher_rows
+from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm
 from tests.transcripts import transcript
-from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm  # noqa: F401 - fixture
 
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 LINES = transcript("""
@@ -244,7 +244,7 @@ def _llm_settings(memory: AsyncMemory, fake: FakeLLM, **summaries: int) -> Setti
 
 
 async def test_llm_summarizer_through_the_http_endpoint_within_budget(
-    memory: AsyncMemory, namespace: str, fake_llm: FakeLLM  # noqa: F811 - fixture
+    memory: AsyncMemory, namespace: str, fake_llm: FakeLLM
 ) -> None:
     fake_llm.fallback = _summary_reply
     budget = 400

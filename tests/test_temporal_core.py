@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections.abc import Callable
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from kg.ingest.temporal import (
-    Op,
     FactEvent,
     FactPlan,
     FactRecord,
+    Op,
     PredicateRegistry,
     apply,
     history,

@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 from kg import AsyncMemory
-from kg.core.settings.tree import Settings
 from kg.core.models.signals import SIGNAL_LISTS
-from kg.core.prompts.extraction import ChunkTurn
 from kg.core.prompts.enrichment import QUALITY_V1, SIGNALS_V1
+from kg.core.prompts.extraction import ChunkTurn
 from kg.core.prompts.session import SESSION_V1
+from kg.core.settings.tree import Settings
 from kg.ingest.summaries.passes import OFFLINE_SIGNALS, repeated_instructions
 from tests.cypher_state import cypher_rows
-from tests.fake_llm import FakeLLM, Reply, SeenRequest, anthropic_echo, fake_llm, recording  # noqa: F401
+from tests.fake_llm import FakeLLM, Reply, SeenRequest, anthropic_echo, fake_llm, recording
 
 pytestmark = pytest.mark.neo4j
 

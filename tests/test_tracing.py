@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed (pip install 'kg-memory[otel]')")
 
-from mcp import Client  # noqa: E402 - after the skip
+from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -31,16 +31,16 @@ from opentelemetry.trace import SpanKind
 from pydantic import SecretStr
 
 from kg import AsyncMemory, cypher
-from kg.core.telemetry import hooks as telemetry
-from kg.core.settings.tree import LLMService, Settings, TelemetrySettings
 from kg.core.extras import MissingExtra
+from kg.core.prompts.extraction import ChunkInput
 from kg.core.settings.base import UnknownSettingError
+from kg.core.settings.tree import LLMService, Settings, TelemetrySettings
+from kg.core.telemetry import hooks as telemetry
 from kg.core.telemetry.tracing import Tracing
 from kg.http import create_app
 from kg.ingest.extraction.llm import LLMExtractor
-from kg.core.prompts.extraction import ChunkInput
-from tests.extraction_samples import chunk  # noqa: F401 - fixture
-from tests.fake_llm import FakeLLM, fake_llm, recording  # noqa: F401 - fixture
+from tests.extraction_samples import chunk
+from tests.fake_llm import FakeLLM, fake_llm, recording
 from tests.http_client import msg, running, settings_with
 
 REPO = Path(__file__).resolve().parents[1]
@@ -253,7 +253,7 @@ async def test_a_job_run_is_a_trace_of_its_own(spans: InMemorySpanExporter, memo
 
 def test_the_otlp_exporter_is_named_when_it_is_missing() -> None:
     try:
-        import opentelemetry.exporter.otlp.proto.http  # noqa: F401
+        import opentelemetry.exporter.otlp.proto.http
     except ImportError:
         pass
     else:

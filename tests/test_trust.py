@@ -16,16 +16,16 @@ import pytest
 from mcp import Client
 
 from kg import AsyncClient, AsyncMemory
-from kg.core.models.limits import FieldError
 from kg.access import key_digest
+from kg.core.models.limits import FieldError
 from kg.http import create_app
+from tests.cypher_state import cypher_rows
+from tests.fake_llm import FakeLLM, fake_llm
 from tests.http_client import running, serving, settings_with
 from tests.test_cli_doors import kg
-from tests.test_client import door  # noqa: F401 - the fixture: AsyncMemory, or kg.AsyncClient over HTTP
+from tests.test_client import door
 from tests.test_erase import data, stdio_params
-from tests.cypher_state import cypher_rows
-from tests.fake_llm import FakeLLM, fake_llm  # noqa: F401 - the fixture
-from tests.test_forget_rewind import _entity_answer, offline_memory  # noqa: F401 - the fixture
+from tests.test_forget_rewind import _entity_answer, offline_memory
 from tests.test_indexing import llm_settings
 
 T0 = datetime(2025, 1, 10, 9, tzinfo=timezone.utc)
@@ -123,7 +123,7 @@ async def test_explain_and_revert_from_the_cli(memory: AsyncMemory, namespace: s
     assert missing.returncode == 2 and "no fact or relationship" in missing.stderr
 
 
-async def test_a_prompt_injection_written_untrusted_never_becomes_a_rule(offline_memory: AsyncMemory,  # noqa: F811
+async def test_a_prompt_injection_written_untrusted_never_becomes_a_rule(offline_memory: AsyncMemory,
                                                                           namespace: str) -> None:
     memory = offline_memory
     for day in range(6):  # six sessions of tool output carrying the same injection
@@ -154,7 +154,7 @@ async def test_a_prompt_injection_written_untrusted_never_becomes_a_rule(offline
     assert (confirmed.kind, confirmed.decision) == ("correction", "rule")
 
 
-async def test_an_untrusted_move_waits_for_confirmation(offline_memory: AsyncMemory, namespace: str) -> None:  # noqa: F811
+async def test_an_untrusted_move_waits_for_confirmation(offline_memory: AsyncMemory, namespace: str) -> None:
     memory = offline_memory
     await memory.add_turns(namespace, "a", [{"role": "user", "speaker": "Dana", "text": "I live in Lisbon.",
                                              "ts": T0}])
@@ -219,7 +219,7 @@ async def test_an_untrusted_key_writes_untrusted_content_only(memory: AsyncMemor
     assert paris.object_value == "Paris"
 
 
-async def test_an_entity_merge_across_trust_levels_waits_for_confirmation(fake_llm: FakeLLM,  # noqa: F811
+async def test_an_entity_merge_across_trust_levels_waits_for_confirmation(fake_llm: FakeLLM,
                                                                           namespace: str) -> None:
     async with AsyncMemory(llm_settings(fake_llm)) as memory:
         await memory.add_turns(namespace, "a", [{"role": "user", "text": "I'm Dana Whitaker, from Porto.", "ts": T0}])

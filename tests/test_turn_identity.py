@@ -12,8 +12,8 @@ import httpx
 
 from kg import AsyncMemory
 from kg.core.models.turns import Message
-from tests.http_client import api  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
+from tests.http_client import api
 
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
 

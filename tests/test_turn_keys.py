@@ -12,15 +12,14 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from kg import cypher
+from kg import AsyncMemory, cypher, load_settings
+from kg.core.models.turns import ATTACHMENTS_MAX, Attachment, Message
 from kg.ingest.loaders import Rejected, read_jsonl
 from kg.ingest.reembed import reembed
 from kg.ingest.sessions import TurnIds
 from kg.ingest.turn_keys import turn_key
-from kg import AsyncMemory, load_settings
-from kg.core.models.turns import ATTACHMENTS_MAX, Attachment, Message
-from tests.http_client import api  # noqa: F401 - fixture
 from tests.cypher_state import cypher_rows
+from tests.http_client import api
 
 T0 = datetime(2024, 5, 1, 9, 30, tzinfo=timezone.utc)
 TRAM = {"kind": "image", "caption": "a photo of a yellow tram on a steep street", "url": "https://example.org/t.jpg"}
@@ -113,7 +112,7 @@ async def test_attachments_round_trip_and_keys_find_speaker_and_caption(memory: 
         assert by_speaker[0].turn.speaker == "Tomasz", (recipe, by_speaker)
 
 
-async def test_http_messages_carry_attachments(api: httpx.AsyncClient, namespace: str) -> None:  # noqa: F811
+async def test_http_messages_carry_attachments(api: httpx.AsyncClient, namespace: str) -> None:
     ts = "2024-05-01T09:30:00Z"
     body = {"messages": [
         {"role": "user", "speaker": "Ines", "text": "Look!", "ts": ts, "session_id": "s1", "attachments": [TRAM]},

@@ -11,7 +11,7 @@ import httpx
 
 from kg import AsyncMemory
 from kg.core.models.turns import Message
-from tests.http_client import api, msg  # noqa: F401 - fixture
+from tests.http_client import api, msg
 
 T0 = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)
 RAW = json.dumps({"type": "message", "role": "user", "id": "m1", "content": [{"type": "text", "text": "Lisbon"}]})
@@ -31,7 +31,7 @@ async def test_kept_with_the_turn_and_out_of_its_identity(memory: AsyncMemory, n
     assert plain.verbatim is None
 
 
-async def test_through_http(api: httpx.AsyncClient, namespace: str) -> None:  # noqa: F811 - the fixture
+async def test_through_http(api: httpx.AsyncClient, namespace: str) -> None:
     body = {"messages": [msg("Lisbon", 0, session_id="s", verbatim=RAW), msg("long", 1, session_id="s",
                                                                                 verbatim="x" * 1001)]}
     done = await api.post(f"/v1/namespaces/{namespace}/messages", json=body)

@@ -19,10 +19,11 @@ from typing import Sequence
 
 import numpy as np
 
-from kg.ingest.corrections.normalize import conflict, shape, tokens
-from kg.core.settings.memory import CorrectionClusteringSettings
-from kg.core.models.corrections import LinkType
 from kg.core.extras import require
+from kg.core.models.corrections import LinkType
+from kg.core.settings.memory import CorrectionClusteringSettings
+
+from .normalize import conflict, shape, tokens
 
 
 def cluster_labels(vectors: np.ndarray, cfg: CorrectionClusteringSettings) -> tuple[list[int], bool]:
@@ -72,7 +73,7 @@ def _split_loose(vectors: np.ndarray, labels: list[int], cfg: CorrectionClusteri
         sims = vectors[idx] @ vectors[idx].T
         parent = list(range(len(idx)))
 
-        def root(i: int) -> int:
+        def root(i: int, parent: list[int] = parent) -> int:  # this label's forest
             while parent[i] != i:
                 i = parent[i]
             return i

@@ -9,6 +9,7 @@ counter: if a correction arrived meanwhile, the run starts over (at most `_ATTEM
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import re
@@ -18,13 +19,14 @@ from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from kg.ingest.corrections.clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
-from kg.core.settings.memory import CorrectionSettings
-from kg.core.models.corrections import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
 from kg.core.models.correction_weight import CorrectionState, status_at, weight_at
+from kg.core.models.corrections import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
 from kg.core.models.turns import as_utc
+from kg.core.settings.memory import CorrectionSettings
 from kg.core.store.store import Store, Tx
 from kg.core.store.values import native_props
+
+from .clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
 
 _ATTEMPTS = 3
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}
@@ -49,7 +51,7 @@ async def maintain(store: Store, cfg: CorrectionSettings, namespace: str, now: d
         rows = await store.read("corrections/for_maintenance", namespace=namespace)
         job = await _Job.plan(rows, cfg, namespace, at, labeler)
         try:
-            await store.transaction(lambda tx: job.write(tx, lock["version"]))
+            await store.transaction(functools.partial(job.write, version=lock["version"]))
         except _Changed:
             continue
         counted = await store.read("corrections/counts", namespace=namespace)

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol, Sequence
 
-from kg.ingest.corrections.normalize import RuleShape, conflict, shape
-from kg.core.settings.memory import CorrectionSettings
 from kg.core.models.corrections import Decision, LinkType
+from kg.core.settings.memory import CorrectionSettings
+
+from .normalize import RuleShape, conflict, shape
 
 
 @dataclass(frozen=True)

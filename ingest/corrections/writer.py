@@ -15,8 +15,17 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from kg.ingest.corrections.normalize import normalize
-from kg.ingest.corrections.policy import (
+from kg.core.embedders.base import Embedder, embed_async
+from kg.core.models.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
+from kg.core.models.corrections import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
+from kg.core.models.requests import CorrectionReport
+from kg.core.models.turns import as_utc
+from kg.core.settings.memory import CorrectionSettings, VectorSearchSettings
+from kg.core.store.store import Store, Tx
+from kg.core.store.values import native
+
+from .normalize import normalize
+from .policy import (
     Candidate,
     CorrectionJudge,
     CorrectionPlan,
@@ -25,14 +34,6 @@ from kg.ingest.corrections.policy import (
     fingerprint,
     plan_from_verdict,
 )
-from kg.core.settings.memory import CorrectionSettings, VectorSearchSettings
-from kg.core.models.corrections import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
-from kg.core.models.correction_weight import CorrectionState, confidence_for, half_life_for, status_at
-from kg.core.embedders.base import Embedder, embed_async
-from kg.core.models.turns import as_utc
-from kg.core.models.requests import CorrectionReport
-from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 _REASONS = {"contradicts": "contradicted", "supersedes": "superseded"}
 

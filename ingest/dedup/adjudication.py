@@ -16,14 +16,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from kg.ingest.dedup.model import Entity
-from kg.ingest.dedup.profile import Profile
-from kg.ingest.dedup.resolver import NONE_OF_THEM
-from kg.ingest.extraction.extractor import Usage
-from kg.ingest.extraction.llm import usage_of
-from kg.core.settings.tree import LLMService, Settings
 from kg.core.llm.transport import LLMFailed, LLMTransport, service_for
 from kg.core.prompts import registry
+from kg.core.settings.tree import LLMService, Settings
+
+from ..extraction.extractor import Usage
+from ..extraction.llm import usage_of
+from .model import Entity
+from .profile import Profile
+from .resolver import NONE_OF_THEM
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from typing import Protocol
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from kg.ingest.dedup.model import Entity
-from kg.ingest.dedup.names import compact_name, is_low_information
+from .model import Entity
+from .names import compact_name, is_low_information
 
 
 class CandidateSource(Protocol):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from kg.ingest.dedup.model import AttributeChange, Entity
-from kg.ingest.dedup.profile import Profile
+from .model import AttributeChange, Entity
+from .profile import Profile
 
 
 def _add(values: tuple[str, ...], value: str) -> tuple[str, ...]:

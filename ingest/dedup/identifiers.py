@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
-from kg.ingest.dedup.names import fold, normalize_name
+from .names import fold, normalize_name
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _NAME_LOCAL_PART = re.compile(r"^([a-z]{2,})[._-]([a-z]{2,})$")

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kg.ingest.dedup import lexicon
+from . import lexicon
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _ACRONYM_SURFACE = re.compile(r"^(?:[A-Z]\.?){2,5}$|^(?:[A-Z]\.){2,5}$")
@@ -175,7 +175,7 @@ def variants_agree(a: str, b: str) -> bool:
         return False
     words_a, words_b = _plain_tokens(a), _plain_tokens(b)
     if len(words_a) > 1 and len(words_b) > 1:
-        short = lambda words: sorted(w for w in words if len(w) <= 2 and w.isalpha())  # noqa: E731
+        def short(words): return sorted(w for w in words if len(w) <= 2 and w.isalpha())
         return short(words_a) == short(words_b)
     return True
 

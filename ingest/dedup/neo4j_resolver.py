@@ -33,16 +33,17 @@ from typing import Any, TypeVar
 
 from neo4j.exceptions import ConstraintError
 
-from kg.ingest.dedup.entity import absorb
-from kg.ingest.dedup.model import Entity, Mention, Resolution
-from kg.ingest.dedup.neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
-from kg.ingest.dedup.profile import Profile, profile
-from kg.ingest.dedup.resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
-from kg.core.settings.memory import VectorSearchSettings
-from kg.core.settings.dedup import DedupSettings
-from kg.core.models.facts import entity_id, entity_key
-from kg.core.store.store import Store, Tx
 from kg.core.embedders.base import embed_async
+from kg.core.models.facts import entity_id, entity_key
+from kg.core.settings.dedup import DedupSettings
+from kg.core.settings.memory import VectorSearchSettings
+from kg.core.store.store import Store, Tx
+
+from .entity import absorb
+from .model import Entity, Mention, Resolution
+from .neo4j_source import BatchSource, Prefetch, lock_keys, nearest, prefetch, to_props
+from .profile import Profile, profile
+from .resolver import Adjudicate, Resolver, TextEmbedder, embedding_text
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -30,13 +30,14 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from kg.ingest.dedup.candidates import InMemoryCandidateSource
-from kg.ingest.dedup.model import AttributeChange, Entity
-from kg.ingest.dedup.names import compact_name, is_low_information, normalize_name
-from kg.ingest.dedup.profile import Profile
-from kg.core.settings.memory import VectorSearchSettings
 from kg.core.settings.dedup import DedupSettings
+from kg.core.settings.memory import VectorSearchSettings
 from kg.core.store.store import Tx
+
+from .candidates import InMemoryCandidateSource
+from .model import AttributeChange, Entity
+from .names import compact_name, is_low_information, normalize_name
+from .profile import Profile
 
 MAX_GRAMS = 64  # Lucene caps boolean clauses; a long name's first grams are plenty
 FUZZY_OVERFETCH = 2  # fulltext hits fetched per candidate kept after re-ranking by the fuzzy ratio

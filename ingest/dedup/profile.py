@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kg.ingest.dedup import lexicon
-from kg.ingest.dedup.identifiers import identifiers, name_from_email, qualifiers
-from kg.ingest.dedup.model import Mention
-from kg.ingest.dedup.names import alias_keys, is_low_information, name_key, parse_person, place_qualifier
 from kg.core.settings.dedup import DedupSettings
+
+from . import lexicon
+from .identifiers import identifiers, name_from_email, qualifiers
+from .model import Mention
+from .names import alias_keys, is_low_information, name_key, parse_person, place_qualifier
 
 
 @dataclass(frozen=True)

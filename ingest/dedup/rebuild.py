@@ -14,12 +14,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from kg.ingest.dedup.entity import absorb, new_entity
-from kg.ingest.dedup.model import Entity, Mention
-from kg.ingest.dedup.neo4j_source import to_props
-from kg.ingest.dedup.profile import profile
 from kg.core.settings.dedup import DedupSettings
 from kg.core.store.store import Tx
+
+from .entity import absorb, new_entity
+from .model import Entity, Mention
+from .neo4j_source import to_props
+from .profile import profile
 
 # What the resolver writes on an entity (kg.ingest.dedup.neo4j_source.to_props): removed from an
 # entity no mention of which remains, which is then the bare node a fact or relationship names.

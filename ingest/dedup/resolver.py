@@ -5,15 +5,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from kg.ingest.dedup.candidates import CandidateSource
-from kg.ingest.dedup.entity import absorb, new_entity
-from kg.ingest.dedup.model import STAGE_RANK, Entity, MatchDecision, Mention, Resolution
-from kg.ingest.dedup.profile import Profile, profile
-from kg.core.settings.dedup import DedupSettings
 from kg.core.embedders.base import TextEmbedder
-from kg.ingest.dedup.stages import compare
+from kg.core.settings.dedup import DedupSettings
 
-
+from .candidates import CandidateSource
+from .entity import absorb, new_entity
+from .model import STAGE_RANK, Entity, MatchDecision, Mention, Resolution
+from .profile import Profile, profile
+from .stages import compare
 
 # Stage 5: settles an ambiguous outcome. Gets the mention and the ambiguous candidates; returns
 # the id of the one it is, NONE_OF_THEM (a new entity), or None when it could not decide (then

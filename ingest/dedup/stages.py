@@ -11,9 +11,12 @@ from __future__ import annotations
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
-from kg.ingest.dedup import lexicon
-from kg.ingest.dedup.model import Entity, MatchDecision, Mention
-from kg.ingest.dedup.names import (
+from kg.core.settings.dedup import DedupSettings
+
+from . import lexicon
+from .model import Entity, MatchDecision, Mention
+from .names import (
+    PersonName,
     acronyms,
     compact_name,
     is_acronym,
@@ -21,12 +24,10 @@ from kg.ingest.dedup.names import (
     normalize_name,
     org_core,
     org_descriptors,
-    PersonName,
     parse_person,
     variants_agree,
 )
-from kg.ingest.dedup.profile import Profile, profile
-from kg.core.settings.dedup import DedupSettings
+from .profile import Profile, profile
 
 NO_MATCH = MatchDecision("none", 0.0, "different", "no stage matched")
 # How sure each alias kind is: a nickname is near-certain, a lone initial is a guess.

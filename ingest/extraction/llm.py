@@ -13,13 +13,14 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from kg.ingest.extraction.extractor import ExtractionFailed, Usage
-from kg.core.prompts.extraction import ChunkInput, ExtractionResult
-from kg.ingest.extraction.offline import OfflineExtractor
-from kg.core.settings.tree import LLMService, Settings
-from kg.core.llm.transport import LLMCall, LLMFailed, LLMTransport, Transient, service_for
 from kg.core.llm.asker import Prompt
+from kg.core.llm.transport import LLMCall, LLMFailed, LLMTransport, Transient, service_for
 from kg.core.prompts import registry
+from kg.core.prompts.extraction import ChunkInput, ExtractionResult
+from kg.core.settings.tree import LLMService, Settings
+
+from .extractor import ExtractionFailed, Usage
+from .offline import OfflineExtractor
 
 log = logging.getLogger(__name__)
 

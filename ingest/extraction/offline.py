@@ -23,8 +23,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kg.ingest.extraction.chunking import merge
-from kg.ingest.extraction.extractor import Usage
 from kg.core.prompts.extraction import (
     NAME_MAX_CHARS,
     QUOTE_MAX_CHARS,
@@ -39,6 +37,9 @@ from kg.core.prompts.extraction import (
     ExtractionResult,
     snake_case,
 )
+
+from .chunking import merge
+from .extractor import Usage
 
 OFFLINE_V1 = "offline-v1"
 USER_ROLES = frozenset({"user", "human"})

@@ -20,11 +20,12 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from kg.ingest.extraction.extractor import Usage
-from kg.core.prompts.extraction import ChunkInput, ExtractionResult
 from kg.core.prompts import registry
+from kg.core.prompts.extraction import ChunkInput, ExtractionResult
 from kg.core.prompts.session import SessionAnswer
 from kg.core.store.store import Store
+
+from .extractor import Usage
 
 
 def answer_key(chunk: ChunkInput, model: str, prompt_version: str) -> str:
@@ -67,7 +68,7 @@ class CachedExtractor:
 def session_extractor_for(settings: Any, store: Store) -> Any:
     """Indexing's extractor: the session call (cached on the session) when an LLM is configured,
     else the offline extractor."""
-    from kg.ingest.extraction.llm import LLMExtractor, extractor_for  # loads the LLM SDKs
+    from .llm import LLMExtractor, extractor_for  # loads the LLM SDKs
 
     extractor = extractor_for(settings)
     return CachedExtractor(extractor, store) if isinstance(extractor, LLMExtractor) else extractor

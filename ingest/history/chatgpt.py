@@ -17,8 +17,9 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from kg.core.models.turns import Attachment, Message
-from kg.ingest.history.exchanges import Exchanges, instant, json_elements, plain_text
-from kg.ingest.loaders import Rejected
+
+from ..loaders import Rejected
+from .exchanges import Exchanges, instant, json_elements, plain_text
 
 SKIPPED_CONTENT = ("thoughts", "reasoning_recap", "user_editable_context", "model_editable_context",
                    "system_error")

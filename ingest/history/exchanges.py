@@ -19,7 +19,8 @@ from typing import Any, Iterator
 from pydantic import ValidationError
 
 from kg.core.models.turns import ATTACHMENT_CAPTION_MAX_CHARS, ATTACHMENTS_MAX, Attachment, Message
-from kg.ingest.loaders import Rejected, explain
+
+from ..loaders import Rejected, explain
 
 CALL_CHARS = 600  # of a tool call's input, in its attachment's caption; the result gets the rest
 

@@ -23,8 +23,9 @@ from datetime import datetime, timedelta
 from typing import Any, Iterator, Literal
 
 from kg.core.models.turns import Message
-from kg.ingest.history.exchanges import Exchanges, instant, json_elements, plain_text
-from kg.ingest.loaders import Rejected, json_lines
+
+from ..loaders import Rejected, json_lines
+from .exchanges import Exchanges, instant, json_elements, plain_text
 
 Format = Literal["openai", "anthropic"]
 FORMATS: tuple[str, ...] = ("openai", "anthropic")

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg.ingest.extraction.chunking import chunks_for
-from kg.ingest.extraction.extractor import ExtractionFailed
-from kg.ingest.extraction.llm import LLMExtractor, extractor_for
-from kg.core.prompts.extraction import ChunkInput, ChunkTurn
-from kg.ingest.extraction.session import CachedExtractor
-from kg.ingest.summaries.models import Summarizer
-from kg.ingest.summaries.offline import OfflineSummarizer
+from kg.core.embedders.base import Embedder
 from kg.core.prompts import registry
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
 from kg.core.prompts.summaries import Part, SummaryDraft, parts_chunk
 from kg.core.settings.tree import Settings
-from kg.core.embedders.base import Embedder
 from kg.core.store.store import Store
+
+from ..extraction.chunking import chunks_for
+from ..extraction.extractor import ExtractionFailed
+from ..extraction.llm import LLMExtractor, extractor_for
+from ..extraction.session import CachedExtractor
+from .models import Summarizer
+from .offline import OfflineSummarizer
 
 
 class SummaryFailed(RuntimeError):

@@ -14,14 +14,16 @@ import math
 import operator
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence, Set as AbstractSet
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
-from kg.core.prompts.extraction import ChunkInput, ChunkTurn
-from kg.ingest.extraction.offline import extract_offline
-from kg.core.prompts.summaries import EarlyVector, Part, SummaryDraft
-from kg.core.settings.memory import SummarySettings
 from kg.core.embedders.base import Embedder, embed_async
 from kg.core.models.recall import OFFLINE_MODEL
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
+from kg.core.prompts.summaries import EarlyVector, Part, SummaryDraft
+from kg.core.settings.memory import SummarySettings
+
+from ..extraction.offline import extract_offline
 
 OFFLINE_PROMPT = "extractive-v1"
 QUOTE_CHARS = 320

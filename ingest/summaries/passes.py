@@ -18,16 +18,17 @@ from __future__ import annotations
 import logging
 import re
 
-from kg.ingest.extraction.chunking import turn_tokens
-from kg.core.prompts.extraction import ChunkInput, ChunkTurn
-from kg.ingest.extraction.offline import extract_offline
-from kg.core.settings.tree import Settings
-from kg.core.llm.transport import LLMTransport, transport_for
 from kg.core.llm.asker import LLMAsker
-from kg.core.prompts import registry
-from kg.core.prompts.enrichment import QualityAnswer, SignalsAnswer, cited_context
+from kg.core.llm.transport import LLMTransport, transport_for
 from kg.core.models.recall import Summary
 from kg.core.models.signals import CitedDecision, CitedSignal, SessionSignals
+from kg.core.prompts import registry
+from kg.core.prompts.enrichment import QualityAnswer, SignalsAnswer, cited_context
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
+from kg.core.settings.tree import Settings
+
+from ..extraction.chunking import turn_tokens
+from ..extraction.offline import extract_offline
 
 log = logging.getLogger(__name__)
 OFFLINE_SIGNALS = "signals-offline-v1"

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from kg.ingest.extraction.chunking import CHARS_PER_TOKEN, estimate_tokens, turn_tokens
 from kg.core.prompts.extraction import ChunkTurn
 from kg.core.prompts.summaries import Part
+
+from ..extraction.chunking import CHARS_PER_TOKEN, estimate_tokens, turn_tokens
 
 PART_OVERHEAD_TOKENS = 16
 T = TypeVar("T")

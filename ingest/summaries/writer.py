@@ -20,21 +20,22 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from kg.core.prompts.extraction import ChunkTurn
-from kg.ingest.summaries.keys import short_replies, context_texts, context_vectors
-from kg.ingest.summaries.models import Summarizer
-from kg.core.prompts.summaries import Part, SummaryDraft
-from kg.ingest.summaries.offline import OfflineSummarizer
-from kg.ingest.summaries.passes import Passes, stale
-from kg.ingest.summaries.plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
-from kg.ingest.turn_keys import attachment_text, stored_attachments
-from kg.ingest.turns import VectorSink, revisions
-from kg.core.settings.tree import Settings
 from kg.core.embedders.base import Embedder, embed_async
 from kg.core.llm.usage import metering
 from kg.core.models.recall import OFFLINE_MODEL, Summary, summary_from_props
+from kg.core.prompts.extraction import ChunkTurn
+from kg.core.prompts.summaries import Part, SummaryDraft
+from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
 from kg.core.store.values import native
+
+from ..turn_keys import attachment_text, stored_attachments
+from ..turns import VectorSink, revisions
+from .keys import context_texts, context_vectors, short_replies
+from .models import Summarizer
+from .offline import OfflineSummarizer
+from .passes import Passes, stale
+from .plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
 
 log = logging.getLogger(__name__)
 DUE_PAGE = 500

@@ -12,25 +12,22 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, Commands, console, err, fail, instant, report_ingest, run
 from kg.cli.corrections import corrections_app, rules
-from kg.cli.neo4j import local_server as _local, neo4j_app, neo4j_start
 from kg.cli.export import export, import_ndjson
 from kg.cli.forget import forget_app
 from kg.cli.history import hook_app, import_chatgpt, import_claude_code, import_messages
-from kg.cli.review import changes, confirm, revert, why
 from kg.cli.index import index
 from kg.cli.jobs import jobs_app, reindex, serve
+from kg.cli.neo4j import local_server as _local
+from kg.cli.neo4j import neo4j_app, neo4j_start
+from kg.cli.review import changes, confirm, revert, why
 from kg.cli.search import print_hits, search
-from kg.core.settings.tree import load_settings
+from kg.cli.terminal import NAMESPACE, Commands, console, err, fail, instant, report_ingest, run
 from kg.core.models.turns import NAMESPACE_RULE, IngestReport, Message, valid_namespace
+from kg.core.settings.tree import load_settings
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
-    from kg.core.embedders.base import EmbeddingError
-    from kg.core.local_neo4j.server import LocalNeo4j, LocalServerError
-    from kg.core.store.store import Store, StoreError
-    from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
-    from kg.memory import AsyncMemory
+    from kg.ingest.loaders import Rejected
 
 app = Commands(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
                    rich_markup_mode=None)
@@ -116,7 +113,7 @@ def ingest(
                                    "web pages, another agent's messages: docs/trust.md)."),
 ) -> None:
     """Ingest messages. Bad lines are reported with file:line and skipped; exit code 1 if any."""
-    from kg.ingest.loaders import Rejected, read_jsonl, read_locomo
+    from kg.ingest.loaders import read_jsonl, read_locomo
 
     settings = load_settings()
     if fmt == "jsonl":
@@ -151,7 +148,8 @@ def reembed(fallback: bool = typer.Option(False, "--fallback", help="Only the tu
                                            "while the primary was down, with the primary (no index rebuilt).")) -> None:
     """Re-embed every stored vector (turns, context keys, summaries, corrections, entity names)
     with the configured embedder and rebuild the vector indexes."""
-    from kg.ingest.reembed import reembed as run_reembed, reembed_fallback
+    from kg.ingest.reembed import reembed as run_reembed
+    from kg.ingest.reembed import reembed_fallback
 
     if fallback:
         console.print(f"re-embedded {run(reembed_fallback(load_settings()))} turns of the fallback embedder")
@@ -266,11 +264,10 @@ def import_graphiti(
 ) -> None:
     """Read a Graphiti graph (episodes, entities, RELATES_TO edges) into a namespace."""
 
-    from kg.memory import AsyncMemory
-
+    from kg.core.store.store import resolve_connection
     from kg.integrations.graphiti import GraphitiSource
     from kg.integrations.graphiti import import_graphiti as run_import
-    from kg.core.store.store import resolve_connection
+    from kg.memory import AsyncMemory
 
     if source not in ("stated", "observed", "inferred", "system"):
         fail(f"unknown --source {repr(source)}; use stated, observed, inferred or system")

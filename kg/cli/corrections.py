@@ -13,7 +13,7 @@ from kg.cli.terminal import NAMESPACE, console, err, fail, run
 from kg.core.models.corrections import STATUSES
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
-    from kg.memory import AsyncMemory
+    pass
 
 corrections_app = typer.Typer(help="Corrections the user made, and the rules they graduated to.",
                                rich_markup_mode=None)

@@ -7,8 +7,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.core.models.turns import Erasure, check_namespace
 from kg.cli.terminal import NAMESPACE, call_memory, console, fail, run
+from kg.core.models.turns import Erasure, check_namespace
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "
                               "this does not).", no_args_is_help=True, rich_markup_mode=None)

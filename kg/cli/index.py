@@ -8,12 +8,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.core.settings.tree import load_settings
-from kg.core.models.indexing import IndexReport, SessionIndexReport
 from kg.cli.terminal import console, err, run
+from kg.core.models.indexing import IndexReport, SessionIndexReport
+from kg.core.settings.tree import load_settings
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
-    from kg.memory import AsyncMemory
+    pass
 
 _COLUMNS = ("session", "status", "entities new/merged/known", "mentions", "facts", "rels", "corrections",
             "decisions", "LLM calls", "input tokens")

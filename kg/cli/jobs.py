@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
-from kg.core.settings.tree import load_settings
 from kg.core.models.jobs import JOB_STATUSES, Job
+from kg.core.settings.tree import load_settings
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.memory import AsyncMemory
@@ -34,9 +34,9 @@ def serve(
                                             help="Sweep and run jobs of this namespace only (default: all)."),
 ) -> None:
     """Run the scheduler, the job workers and the HTTP API until SIGINT / SIGTERM."""
-    from kg.memory import AsyncMemory
 
-    from kg.jobs.serve import serve as run_serve, service_loop
+    from kg.jobs.serve import serve as run_serve
+    from kg.jobs.serve import service_loop
 
     settings = load_settings()
 

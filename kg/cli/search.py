@@ -13,10 +13,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.core.settings.tree import Settings, load_settings
-from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN
-from kg.core.models.recall import RankedTurn
 from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
+from kg.core.models.recall import RankedTurn
+from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN
+from kg.core.settings.tree import Settings, load_settings
 
 
 def print_hits(query: str, recipe: str, hits: Sequence[RankedTurn]) -> None:

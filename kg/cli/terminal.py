@@ -15,10 +15,7 @@ from rich.markup import escape
 from kg.core.extras import MissingExtra
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
-    from kg.core.embedders.base import EmbeddingError
-    from kg.core.local_neo4j.server import LocalServerError
     from kg.core.models.turns import IngestReport
-    from kg.core.store.store import StoreError
 
 T = TypeVar("T")
 
@@ -54,7 +51,6 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
     or embedder problem (or one of `also`, the command's own user errors) exits 2 with its message."""
     from kg.core.embedders.base import EmbeddingError
     from kg.core.local_neo4j.server import LocalServerError
-    from kg.core.models.turns import IngestReport
     from kg.core.store.store import StoreError
 
     expected: tuple[type[Exception], ...] = (LocalServerError, StoreError, EmbeddingError, *also)

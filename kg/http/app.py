@@ -18,29 +18,40 @@ from kg.core.extras import require
 
 require("server", "fastapi", "starlette", "mcp", "prometheus_client")
 
-from fastapi import FastAPI, Request  # noqa: E402 - after the check that names the extra
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kg.http import (  # noqa: E402
-    corrections, erase, export, facts, history, jobs, operations, relationships, review, search, sessions)
-from kg.mcp import server as mcp  # noqa: E402
 from kg.access import AccessDenied, Keyring
-from kg.http.asgi import HttpMiddleware, StatusWatch  # noqa: E402
-from kg.http.backpressure import Backpressure  # noqa: E402
-from kg.http.common import API_VERSION, error_response  # noqa: E402
-from kg.http.metrics import Metrics, RequestMetrics  # noqa: E402
-from kg.http.traces import RequestSpans  # noqa: E402
-from kg.mcp.door import HttpScope  # noqa: E402
 from kg.batch import validation_detail
-from kg.core.settings.tree import Settings, load_settings
 from kg.core.heap import bound_heap, calm_collector
 from kg.core.models.limits import FieldError
-from kg.memory import AsyncMemory
+from kg.core.settings.tree import Settings, load_settings
 from kg.core.store.store import StoreError, unavailable
+from kg.http import (
+    corrections,
+    erase,
+    export,
+    facts,
+    history,
+    jobs,
+    operations,
+    relationships,
+    review,
+    search,
+    sessions,
+)
+from kg.http.asgi import HttpMiddleware, StatusWatch
+from kg.http.backpressure import Backpressure
+from kg.http.common import API_VERSION, error_response
+from kg.http.metrics import Metrics, RequestMetrics
+from kg.http.traces import RequestSpans
+from kg.mcp import server as mcp
+from kg.mcp.door import HttpScope
+from kg.memory import AsyncMemory
 
 if TYPE_CHECKING:
     from kg.core.telemetry.tracing import Tracing

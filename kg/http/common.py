@@ -10,10 +10,10 @@ from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyHeader
 
 from kg.access import writer_trust
-from kg.memory import AsyncMemory
 from kg.core.models.requests import Instant
 from kg.core.models.turns import NAMESPACE_RULE, valid_namespace
 from kg.core.models.vocabulary import Trust
+from kg.memory import AsyncMemory
 
 API_VERSION = "1"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import FastAPI, HTTPException, Request
 from pydantic import Field
 
-from kg.core.models.corrections import CorrectionResult, CorrectionStatus, CorrectionView, CoreRules
+from kg.core.models.corrections import CoreRules, CorrectionResult, CorrectionStatus, CorrectionView
 from kg.core.models.requests import CorrectionReport
-from kg.http.common import KeyTrust, trust_of, Existing, InstantQuery, Mem, Namespace, namespace_router
+from kg.http.common import Existing, InstantQuery, KeyTrust, Mem, Namespace, namespace_router, trust_of
 
 router = namespace_router()
 

@@ -7,10 +7,9 @@ from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 
-from kg.access import key_digest
-from kg.access import LOCAL
-from kg.http.common import Existing, Mem, api_key, namespace_router
+from kg.access import LOCAL, key_digest
 from kg.core.models.turns import Erasure
+from kg.http.common import Existing, Mem, api_key, namespace_router
 
 router = namespace_router()
 

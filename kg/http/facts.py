@@ -7,7 +7,7 @@ from fastapi import FastAPI, Query, Request
 
 from kg.core.models.facts import FactView, RememberResult
 from kg.core.models.requests import FactAssertion
-from kg.http.common import KeyTrust, trust_of, Existing, InstantQuery, Mem, Namespace, namespace_router
+from kg.http.common import Existing, InstantQuery, KeyTrust, Mem, Namespace, namespace_router, trust_of
 
 router = namespace_router()
 

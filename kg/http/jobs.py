@@ -7,9 +7,9 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.jobs.kinds import KINDS
-from kg.http.common import Mem, Namespace, namespace_router
 from kg.core.models.jobs import Job, JobStatus
+from kg.http.common import Mem, Namespace, namespace_router
+from kg.jobs.kinds import KINDS
 from kg.memory import AsyncMemory
 
 router = namespace_router()

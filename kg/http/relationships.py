@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Query, Request
 
-from kg.core.models.requests import RelationshipAssertion
-from kg.http.common import KeyTrust, trust_of, Existing, InstantQuery, Mem, Namespace, namespace_router
 from kg.core.models.relationships import RelateResult, RelationshipView
+from kg.core.models.requests import RelationshipAssertion
+from kg.http.common import Existing, InstantQuery, KeyTrust, Mem, Namespace, namespace_router, trust_of
 
 router = namespace_router()
 

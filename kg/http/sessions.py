@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validat
 from pydantic.json_schema import SkipJsonSchema
 
 from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
-from kg.http.common import error_response, Existing, Mem, Namespace, memory_of, namespace_router
 from kg.core.models.limits import SessionId
-from kg.memory import AsyncMemory
-from kg.core.models.turns import Message, Session, SessionTurns
 from kg.core.models.recall import Summary
+from kg.core.models.turns import Message, Session, SessionTurns
 from kg.core.models.vocabulary import Trust
+from kg.http.common import Existing, Mem, Namespace, error_response, memory_of, namespace_router
+from kg.memory import AsyncMemory
 
 router = namespace_router()
 

@@ -30,11 +30,16 @@ from kg.core.extras import require
 
 require("agent-framework", "agent_framework")
 
-from agent_framework import ContextProvider, HistoryProvider, Message  # noqa: E402 - after the check naming the extra
+from agent_framework import ContextProvider, HistoryProvider, Message
 
-from kg.core.models.turns import ROLES, Turn  # noqa: E402
-from kg.integrations.conversation import (  # noqa: E402
-    Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
+from kg.core.models.turns import ROLES, Turn
+from kg.integrations.conversation import (
+    Conversation,
+    Entry,
+    MemoryCalls,
+    lines,
+    readable,
+    search_elsewhere,
 )
 
 if TYPE_CHECKING:

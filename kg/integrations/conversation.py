@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence, TypeVar, cast
 
-from kg.core.models.turns import Message, Role, Turn
 from kg.core.models.recall import RankedTurn
+from kg.core.models.turns import Message, Role, Turn
 from kg.core.models.vocabulary import K_MAX
 
 if TYPE_CHECKING:

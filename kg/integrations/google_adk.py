@@ -25,13 +25,13 @@ from kg.core.extras import require
 
 require("google-adk", "google.adk")
 
-from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse  # noqa: E402
-from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
-from google.genai import types  # noqa: E402
+from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
+from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
 
-from kg.core.models.turns import Message  # noqa: E402
-from kg.core.models.recall import RankedTurn  # noqa: E402
-from kg.integrations.conversation import MemoryCalls  # noqa: E402
+from kg.core.models.recall import RankedTurn
+from kg.core.models.turns import Message
+from kg.integrations.conversation import MemoryCalls
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event

@@ -22,15 +22,15 @@ from kg.core.extras import require
 
 require("graphiti", "graphiti_core")
 
-from graphiti_core.driver.neo4j_driver import Neo4jDriver  # noqa: E402 - after the check that names the extra
-from graphiti_core.edges import EntityEdge  # noqa: E402
-from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode  # noqa: E402
+from graphiti_core.driver.neo4j_driver import Neo4jDriver
+from graphiti_core.edges import EntityEdge
+from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
 
 from kg.core.models.facts import entity_id, entity_key, predicate_key
-from kg.memory import AsyncMemory
-from kg.core.models.turns import ROLES, Message, as_utc
 from kg.core.models.requests import Op, Source
+from kg.core.models.turns import ROLES, Message, as_utc
 from kg.core.store.values import native
+from kg.memory import AsyncMemory
 
 T = TypeVar("T")
 PAGE = 500

@@ -24,18 +24,19 @@ from kg.core.extras import require
 
 require("langchain", "langchain_core")
 
-from langchain_core.callbacks import (  # noqa: E402 - after the check that names the extra
-    AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun,
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
 )
-from langchain_core.chat_history import BaseChatMessageHistory  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, messages_from_dict  # noqa: E402
-from langchain_core.retrievers import BaseRetriever  # noqa: E402
-from pydantic import ConfigDict, Field  # noqa: E402
+from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, messages_from_dict
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field
 
-from kg.core.models.turns import Role, Turn  # noqa: E402
-from kg.core.models.recall import MemoryHit, RankedTurn  # noqa: E402
-from kg.integrations.conversation import Conversation, Entry, MemoryCalls, readable  # noqa: E402
+from kg.core.models.recall import MemoryHit, RankedTurn
+from kg.core.models.turns import Role, Turn
+from kg.integrations.conversation import Conversation, Entry, MemoryCalls, readable
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory

@@ -28,15 +28,15 @@ from kg.core.extras import require
 
 require("llamaindex", "llama_index.core")
 
-from llama_index.core.base.base_retriever import BaseRetriever  # noqa: E402 - after the check naming the extra
-from llama_index.core.base.llms.types import ChatMessage  # noqa: E402
-from llama_index.core.memory.memory import BaseMemoryBlock  # noqa: E402
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode  # noqa: E402
-from pydantic import Field  # noqa: E402
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.memory.memory import BaseMemoryBlock
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from pydantic import Field
 
-from kg.core.models.turns import Message, Role  # noqa: E402
-from kg.core.models.recall import MemoryHit, RankedTurn  # noqa: E402
-from kg.integrations.conversation import TICK, MemoryCalls, lines  # noqa: E402
+from kg.core.models.recall import MemoryHit, RankedTurn
+from kg.core.models.turns import Message, Role
+from kg.integrations.conversation import TICK, MemoryCalls, lines
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory

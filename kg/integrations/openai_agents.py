@@ -21,10 +21,10 @@ from kg.core.extras import require
 
 require("openai-agents", "agents")
 
-from agents.memory.session_settings import SessionSettings  # noqa: E402 - after the check that names the extra
+from agents.memory.session_settings import SessionSettings
 
-from kg.core.models.turns import Role, Turn  # noqa: E402
-from kg.integrations.conversation import Conversation, Entry, readable  # noqa: E402
+from kg.core.models.turns import Role, Turn
+from kg.integrations.conversation import Conversation, Entry, readable
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem

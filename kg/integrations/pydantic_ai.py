@@ -28,15 +28,28 @@ from kg.core.extras import require
 
 require("pydantic-ai", "pydantic_ai")
 
-from pydantic_ai import Tool  # noqa: E402 - after the check that names the extra
-from pydantic_ai.messages import (  # noqa: E402
-    ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ModelResponse, RetryPromptPart, SystemPromptPart, TextPart,
-    ToolCallPart, ToolReturnPart, UserPromptPart,
+from pydantic_ai import Tool
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
 )
 
-from kg.core.models.turns import Role, Turn  # noqa: E402
-from kg.integrations.conversation import (  # noqa: E402
-    Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
+from kg.core.models.turns import Role, Turn
+from kg.integrations.conversation import (
+    Conversation,
+    Entry,
+    MemoryCalls,
+    lines,
+    readable,
+    search_elsewhere,
 )
 
 if TYPE_CHECKING:

@@ -29,13 +29,18 @@ from kg.core.extras import require
 
 require("strands", "strands")
 
-from strands import tool  # noqa: E402 - after the check that names the extra
-from strands.session.session_manager import SessionManager  # noqa: E402
-from strands.types.content import Message  # noqa: E402
+from strands import tool
+from strands.session.session_manager import SessionManager
+from strands.types.content import Message
 
-from kg.core.models.turns import Role, Turn  # noqa: E402
-from kg.integrations.conversation import (  # noqa: E402
-    Conversation, Entry, MemoryCalls, lines, readable, search_elsewhere,
+from kg.core.models.turns import Role, Turn
+from kg.integrations.conversation import (
+    Conversation,
+    Entry,
+    MemoryCalls,
+    lines,
+    readable,
+    search_elsewhere,
 )
 
 if TYPE_CHECKING:

@@ -19,16 +19,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Awaitable, Callable
 
+from kg.core.embedders.base import embed_async
+from kg.core.prompts.extraction import ChunkTurn
+from kg.core.store.store import Store
+from kg.engine import Engine
 from kg.ingest.corrections.maintain import maintain
 from kg.ingest.extraction.extractor import Extractor
-from kg.core.prompts.extraction import ChunkTurn
 from kg.ingest.indexing import PlanGone, extract, session_turns
-from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
 from kg.ingest.turn_keys import embed_keys, row_key
-from kg.engine import Engine
-from kg.core.embedders.base import embed_async
-from kg.core.store.store import Store
-
+from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
 
 Handler = Callable[[Engine, JobRun], Awaitable[dict[str, Any]]]
 

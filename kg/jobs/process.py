@@ -31,8 +31,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Coroutine
 
-from kg.core.telemetry import hooks as telemetry
 from kg.core.settings.tree import Settings
+from kg.core.telemetry import hooks as telemetry
 from kg.jobs.worker import wait_or_stop
 
 log = logging.getLogger(__name__)

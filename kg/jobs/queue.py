@@ -18,8 +18,8 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from pydantic_core import to_jsonable_python
 
-from kg.core.settings.tree import JobSettings
 from kg.core.models.jobs import Job, job_id
+from kg.core.settings.tree import JobSettings
 from kg.core.store.store import Store
 from kg.core.store.values import native
 

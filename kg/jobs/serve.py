@@ -24,18 +24,18 @@ from kg.core.extras import require
 
 require("server", "uvicorn", "apscheduler", "fastapi", "mcp")
 
-import uvicorn  # noqa: E402 - after the check that names the extra
+import uvicorn
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from kg.core.heap import bound_heap, calm_collector
+from kg.core.settings.tree import Settings
 from kg.jobs.kinds import KINDS
+from kg.jobs.process import WorkerProcess
 from kg.jobs.queue import JobQueue
 from kg.jobs.sweeps import SCHEDULES, idle_reason, run_sweep
 from kg.jobs.worker import Worker
-from kg.jobs.process import WorkerProcess
-from kg.core.heap import bound_heap, calm_collector
-from kg.core.settings.tree import Settings
 from kg.memory import AsyncMemory
 
 log = logging.getLogger(__name__)

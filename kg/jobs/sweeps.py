@@ -14,12 +14,11 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable
 
+from kg.core.extras import require
+from kg.core.settings.tree import Schedule, ScheduleSettings
 from kg.engine import Engine
 from kg.jobs.kinds import KINDS
 from kg.jobs.queue import JobQueue
-from kg.core.settings.tree import Schedule, ScheduleSettings
-from kg.core.extras import require
-
 
 log = logging.getLogger(__name__)
 

@@ -17,14 +17,13 @@ import time
 import uuid
 from typing import Any, Literal, Mapping
 
+from kg.core.llm.usage import add_usage, metering
+from kg.core.models.jobs import Job, RunReport
+from kg.core.settings.tree import JobSettings
+from kg.core.telemetry.hooks import job_done, root_span
 from kg.engine import Engine
 from kg.jobs.kinds import KINDS, JobKind
 from kg.jobs.queue import JobQueue, JobRun, JobSuperseded, LeaseLost, PermanentJobError
-from kg.core.llm.usage import add_usage, metering
-from kg.core.telemetry.hooks import job_done, root_span
-from kg.core.settings.tree import JobSettings
-from kg.core.models.jobs import Job, RunReport
-
 
 log = logging.getLogger(__name__)
 Outcome = Literal["done", "retrying", "dead", "lost", "superseded"]

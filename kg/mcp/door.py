@@ -13,12 +13,12 @@ from kg.core.extras import require
 
 require("server", "mcp", "starlette")
 
-from mcp.server.mcpserver import Context  # noqa: E402 - after the check that names the extra
-from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 
-from kg.access import LOCAL, OPEN, AccessDenied, Grant, Keyring, key_digest, writer_trust  # noqa: E402
-from kg.core.models.turns import check_namespace  # noqa: E402
-from kg.core.models.vocabulary import Trust  # noqa: E402
+from kg.access import LOCAL, OPEN, AccessDenied, Grant, Keyring, key_digest, writer_trust
+from kg.core.models.turns import check_namespace
+from kg.core.models.vocabulary import Trust
 
 if TYPE_CHECKING:
     from fastapi import FastAPI

@@ -6,9 +6,9 @@ from __future__ import annotations
 from mcp.server.mcpserver import Context, MCPServer
 
 from kg.core.models.limits import Timestamp
-from kg.core.models.turns import instant
 from kg.core.models.relationships import RelateResult, RelationshipView
 from kg.core.models.requests import Op
+from kg.core.models.turns import instant
 from kg.core.models.vocabulary import Trust
 from kg.mcp.door import Door
 

@@ -11,8 +11,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from kg.core.models.limits import FieldError, Timestamp
-from kg.core.models.turns import instant
 from kg.core.models.trust import ChangeResult, Changes, Explanation
+from kg.core.models.turns import instant
 from kg.mcp.door import Door
 
 

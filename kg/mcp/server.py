@@ -17,17 +17,17 @@ from kg.core.extras import package_version, require
 
 require("server", "mcp", "starlette")
 
-from mcp.server.mcpserver import MCPServer  # noqa: E402 - after the check that names the extra
+from mcp.server.mcpserver import MCPServer
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
+from kg.access import AccessDenied, Keyring
+from kg.core.heap import bound_heap, calm_collector
+from kg.core.settings.tree import Settings
 from kg.mcp import corrections, erase, facts, relationships, review, search, sessions
 from kg.mcp.door import Door, LocalScope, Scope
-from kg.access import AccessDenied, Keyring
-from kg.core.settings.tree import Settings
-from kg.core.heap import bound_heap, calm_collector
 from kg.mcp.errors import ReasonedServer
 
 if TYPE_CHECKING:

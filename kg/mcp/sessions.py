@@ -10,9 +10,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from kg.batch import BatchResult, validate_items
-from kg.core.models.turns import Session, SessionTurns
 from kg.core.models.recall import Summary
-
+from kg.core.models.turns import Session, SessionTurns
 from kg.mcp.door import Door
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200)]

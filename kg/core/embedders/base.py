@@ -17,8 +17,6 @@ from typing import Protocol, Sequence
 from kg.core.telemetry.hooks import embedding
 
 
-
-
 class TextEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors, one per text, in order."""

@@ -194,6 +194,6 @@ def _traced_single(model: Any) -> Callable[[str], list[float]] | None:
                 log.warning("traced query encoder disagrees with encode(); queries use encode()")
                 return None
         return single
-    except Exception as exc:  # an unexpected model layout or torch version: the plain path works
+    except Exception as exc:  # noqa: BLE001 - an unexpected model layout or torch version: the plain path works
         log.warning("traced query encoder unavailable (%s); queries use encode()", exc)
         return None

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import SecretStr, ValidationError
 
-from kg.core.settings.tree import LLMService, Settings, api_key_from_env
 from kg.core.llm.usage import LLMCall, UsageMeter, add_usage, metering, record
+from kg.core.settings.tree import LLMService, Settings, api_key_from_env
 from kg.core.telemetry.hooks import span
 
 if TYPE_CHECKING:  # the SDKs load with the first transport, never with `import kg` (a CLI's --help)

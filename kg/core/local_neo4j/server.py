@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from kg.core.settings.tree import LocalServerSettings
 from kg.core.local_neo4j.jars import JarError, Progress, Repository, Source, install, lock_for, maven_resolve, source_of
 from kg.core.local_neo4j.java import Java, NoJava, choose_java
 from kg.core.local_neo4j.lines import JVM_FLAGS, line_of, server_conf
+from kg.core.settings.tree import LocalServerSettings
+
 
 class LocalServerError(RuntimeError):
     """A problem with the managed local server; the message says what to do."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from kg.core.settings.memory import CorrectionSettings
 from kg.core.models.corrections import STATUSES, CorrectionStatus
+from kg.core.settings.memory import CorrectionSettings
 
 _DAY = timedelta(days=1)
 

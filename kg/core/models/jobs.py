@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, Field, computed_field
+
 from kg.core.store.values import native_props
 
 # dead: dead-lettered after max_attempts; superseded: later input replaced its target (a session

@@ -12,7 +12,6 @@ field at the facade, a 422 naming it over HTTP, a tool error over MCP. What only
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal, Mapping, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -20,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from kg.core.models.corrections import CorrectionType
 from kg.core.models.limits import MAX_CHARS, FieldError, QueryText, SessionId, Timestamp
 from kg.core.models.turns import as_utc
-from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN, Trust, check_k
+from kg.core.models.vocabulary import Trust, check_k
 
 Op = Literal["assert", "retract"]
 Source = Literal["stated", "observed", "inferred", "system"]

@@ -11,8 +11,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
+from kg.core.llm.transport import Messages
 
 ADJUDICATE_V1 = "adjudicate-v1"
 ADJUDICATE_BATCH_V1 = "adjudicate-batch-v1"

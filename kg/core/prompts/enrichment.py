@@ -18,11 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
-from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
-from kg.core.prompts.extraction import ChunkInput, ChunkTurn, render_turns
+from kg.core.llm.transport import Messages
 from kg.core.models.recall import Summary
 from kg.core.models.signals import CitedDecision, CitedSignal
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn, render_turns
 
 SIGNALS_V1 = "signals-v1"
 QUALITY_V1 = "quality-v1"

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
+from kg.core.llm.transport import Messages
 from kg.core.models.vocabulary import Trust
 
 EntityType = Literal["person", "organization", "product", "order", "place", "concept", "event", "other"]

@@ -16,8 +16,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
+from kg.core.llm.transport import Messages
 
 PREDICATE_CONTRADICTION_V1 = "predicate-contradiction-v1"
 CORRECTION_AUDN_V1 = "correction-audn-v1"

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
+from kg.core.llm.transport import Messages
 
 RERANK_V1 = "rerank-v1"
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
+from kg.core.llm.transport import Messages
 from kg.core.prompts.extraction import EXTRACT_SYSTEM_V1, ChunkInput, ExtractionResult, render_turns
 from kg.core.prompts.summaries import SummaryDraft
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 
-from kg.core.llm.transport import Messages
 from kg.core.llm.asker import Prompt
-from kg.core.prompts.extraction import ChunkInput, ChunkTurn
+from kg.core.llm.transport import Messages
 from kg.core.models.recall import Outcome
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
 
 SUMMARIZE_V1 = "summarize-v1"
 ROLLUP_V1 = "rollup-v1"

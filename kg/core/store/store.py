@@ -27,9 +27,9 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from kg import cypher
-from kg.core.store.capabilities import UNKNOWN, Capabilities
-from kg.core.settings.tree import Settings
 from kg.core.local_neo4j.server import LocalNeo4j
+from kg.core.settings.tree import Settings
+from kg.core.store.capabilities import UNKNOWN, Capabilities
 from kg.core.telemetry.hooks import statement
 
 log = logging.getLogger(__name__)
@@ -160,7 +160,7 @@ class Store:
                 self._probe = asyncio.ensure_future(self.ping(PROBE_S))
             try:
                 await asyncio.shield(self._probe)
-            except Exception as exc:  # noqa: BLE001 - whatever the ping met, the database is not there
+            except Exception as exc:
                 raise ServiceUnavailable(f"the database cannot be reached ({type(exc).__name__})") from exc
             self._down = False
         try:
@@ -280,8 +280,8 @@ class Store:
             )
 
     async def ensure_vector_indexes(self, dim: int) -> None:
-        for statement in cypher.statements("schema/vector_indexes"):
-            await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
+        for text in cypher.statements("schema/vector_indexes"):
+            await self.driver.execute_query(text, {"dim": dim}, database_=self.database)
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
 
     async def ensure_fallback_space(self, embedder_name: str, dim: int) -> None:
@@ -303,8 +303,8 @@ class Store:
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
 
     async def drop_vector_indexes(self) -> None:
-        for statement in cypher.statements("schema/drop_vector_indexes"):
-            await self.driver.execute_query(statement, database_=self.database)
+        for text in cypher.statements("schema/drop_vector_indexes"):
+            await self.driver.execute_query(text, database_=self.database)
 
     async def rebuild_vector_indexes(self, embedder_name: str, dim: int) -> None:
         """After a re-embed: record the new embedding space and build its indexes."""

@@ -20,13 +20,13 @@ from kg.core.extras import MissingExtra, package_version, require
 
 require("otel", "opentelemetry", "opentelemetry.sdk")
 
-from opentelemetry import context as otel_context  # noqa: E402 - after the check that names the extra
-from opentelemetry import trace  # noqa: E402
-from opentelemetry.trace import SpanKind, Status, StatusCode  # noqa: E402
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator  # noqa: E402
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from kg.core.telemetry import hooks as telemetry  # noqa: E402
-from kg.core.settings.tree import TelemetrySettings  # noqa: E402
+from kg.core.settings.tree import TelemetrySettings
+from kg.core.telemetry import hooks as telemetry
 
 W3C = TraceContextTextMapPropagator()
 OTLP_PACKAGE = "opentelemetry-exporter-otlp-proto-http"

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.store.base import (
-    GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result, SearchItem, SearchOp,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
 )
 
 from kg.core.store.store import Store, Tx

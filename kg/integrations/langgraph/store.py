@@ -25,17 +25,25 @@ from kg.core.models.turns import check_namespace
 
 require("langgraph", "langgraph")
 
-from langchain_core.embeddings import Embeddings  # noqa: E402 - after the check that names the extra
-from langgraph.store.base import (  # noqa: E402
-    BaseStore, GetOp, IndexConfig, ListNamespacesOp, Op, PutOp, Result, SearchOp, TTLConfig,
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchOp,
+    TTLConfig,
 )
-from langgraph.store.base.embed import ensure_embeddings, get_text_at_path  # noqa: E402
+from langgraph.store.base.embed import ensure_embeddings, get_text_at_path
 
-from kg.async_memory import AsyncMemory  # noqa: E402
-from kg.core.embedders.base import embed_async  # noqa: E402
-from kg.integrations.langgraph import ops as store_ops  # noqa: E402
-from kg.jobs.kinds import expire_store_items  # noqa: E402
-from kg.memory import Memory  # noqa: E402
+from kg.async_memory import AsyncMemory
+from kg.core.embedders.base import embed_async
+from kg.integrations.langgraph import ops as store_ops
+from kg.jobs.kinds import expire_store_items
+from kg.memory import Memory
 
 BATCH_OPS = 2000  # operations of one transaction at most (a call's own operations are never split)
 INDEX_KEYS = ("dims", "embed", "fields")
