@@ -17,9 +17,9 @@ from kg.core.models.facts import RememberResult, entity_id, entity_key, predicat
 from kg.core.models.limits import FieldError, check_name, check_recorded_at, check_text
 from kg.core.models.requests import FactAssertion
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 from .statements import Locked, StatementForm, StatementWriter, Write
 from .temporal import (

@@ -20,10 +20,10 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from kg.core.llm.usage import metering
 from kg.core.models.indexing import IndexReport, SessionIndexReport
+from kg.core.models.values import native
 from kg.core.prompts.extraction import ChunkInput, ChunkTurn, ExtractionResult
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store
-from kg.core.store.values import native
 
 from .extraction.chunking import chunks_for, merge
 from .extraction.extractor import ExtractionFailed, Extractor, Usage

@@ -19,9 +19,9 @@ from kg.core.models.limits import check_name, check_relation
 from kg.core.models.relationships import RelateResult
 from kg.core.models.requests import RelationshipAssertion
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 from .relationship_timeline import EdgeEvent, RelationshipTypes
 from .statements import Locked, StatementForm, StatementWriter, Write

@@ -26,10 +26,10 @@ from typing import Any
 from kg.core.models.facts import RememberResult, entity_id, entity_key
 from kg.core.models.relationships import RelateResult
 from kg.core.models.requests import CorrectionReport, FactAssertion, RelationshipAssertion
-from kg.core.models.vocabulary import Trust
+from kg.core.models.values import native
 from kg.core.prompts.extraction import ChunkTurn, ExtractedEntity, ExtractionResult
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
+from kg.core.vocabulary import Trust
 
 from .corrections.writer import CorrectionWriter
 from .dedup.model import Mention

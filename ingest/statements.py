@@ -21,8 +21,8 @@ from typing import Any, Generic, Mapping, TypeVar
 
 from kg.core.models.facts import StatementResult
 from kg.core.models.limits import FieldError
+from kg.core.models.values import native
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 from .temporal import FactEvent, FactPlan, FactRecord, PredicateRegistry, Span, holder, plan, timeline
 

@@ -32,7 +32,7 @@ from typing import ClassVar, Literal
 
 from kg.core.models.facts import Decision
 from kg.core.models.requests import Op, Source
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 Cardinality = Literal["one", "many"]
 

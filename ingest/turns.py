@@ -16,9 +16,9 @@ from typing import Any, AsyncIterator, Callable, Iterable, Protocol
 from kg.core.embedders.base import Embedder
 from kg.core.embedders.fallback import FallbackChain
 from kg.core.models.turns import IngestReport, Message, attachment_columns
+from kg.core.models.values import native
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 from .sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
 from .turn_keys import embed_keys, turn_key

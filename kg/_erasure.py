@@ -18,9 +18,9 @@ from typing import Any, AsyncContextManager, Callable, Mapping
 
 from kg.core.models.facts import entity_key
 from kg.core.models.turns import EraseScope, Erasure, check_namespace
+from kg.core.models.values import native
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 from kg.ingest.forget import Erased, Forgetting, ids_in
 from kg.ingest.summaries.writer import SessionSummarizer
 

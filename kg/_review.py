@@ -13,9 +13,9 @@ from typing import Any, Mapping
 from kg.core.models.limits import FieldError
 from kg.core.models.trust import ChangeResult, Changes, Explanation
 from kg.core.models.turns import as_utc, check_namespace
+from kg.core.models.values import native
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 from kg.explain import change_of, changes_of, explanation, replay
 from kg.ingest.corrections.writer import regraduate, trust_correction
 from kg.ingest.dedup.rebuild import rebuild

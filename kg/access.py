@@ -11,7 +11,7 @@ import hmac
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 LOCAL = "local"  # who erased, in an erasure record, when no key is in use (stdio, keys off)
 

@@ -46,9 +46,9 @@ from kg.core.models.requests import (
 )
 from kg.core.models.trust import ChangeResult, Changes, Explanation
 from kg.core.models.turns import Attachment, Erasure, IngestReport, Message, Session, Turn, check_namespace
-from kg.core.models.vocabulary import Trust
+from kg.core.models.values import native_props
 from kg.core.settings.tree import Settings
-from kg.core.store.values import native_props
+from kg.core.vocabulary import Trust
 from kg.engine import Engine
 from kg.ingest.facts import FactWriter
 from kg.ingest.history.messages import Format

@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg.core.models.limits import MAX_CHARS, SessionId, Timestamp
 from kg.core.models.turns import ATTACHMENTS_MAX, Attachment, Message, Role
-from kg.core.models.vocabulary import Trust
 from kg.core.settings.tree import Settings
+from kg.core.vocabulary import Trust
 
 
 class MessageIn(BaseModel):

@@ -46,7 +46,7 @@ from kg.core.models.requests import (
     Source,
 )
 from kg.core.models.turns import Attachment, IngestReport, Message, Session, Turn
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 from kg.synchronous import Synchronous, twin
 
 T = TypeVar("T")

@@ -18,9 +18,9 @@ from kg.core.embedders.base import Embedder
 from kg.core.embedders.configured import embedder_for, fallback_for
 from kg.core.llm.transport import llm_configured
 from kg.core.models.turns import Session
+from kg.core.models.values import native_props
 from kg.core.settings.tree import Settings, load_settings
 from kg.core.store.store import DatabaseUnreachable, Store, StoreError, unavailable
-from kg.core.store.values import native_props
 from kg.ingest.corrections.writer import CorrectionWriter
 from kg.ingest.dedup.adjudication import adjudicator_for
 from kg.ingest.dedup.neo4j_resolver import GraphResolver

@@ -19,8 +19,8 @@ from kg.core.models.trust import (
     QuotedTurn,
     StatementEvent,
 )
+from kg.core.models.values import native, native_props
 from kg.core.settings.tree import Settings
-from kg.core.store.values import native, native_props
 from kg.ingest.facts import event_of as fact_event
 from kg.ingest.relationship_timeline import RelationshipTypes
 from kg.ingest.relationships import event_of as edge_event

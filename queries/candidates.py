@@ -10,9 +10,9 @@ from typing import Any
 
 from kg.core.models.recall import Summary, summary_from_props
 from kg.core.models.turns import Role, Session, Turn, attachments_of
-from kg.core.models.vocabulary import Trust
+from kg.core.models.values import native_props
 from kg.core.store.store import Store
-from kg.core.store.values import native_props
+from kg.core.vocabulary import Trust
 
 from .analysis import TimeWindow
 from .recipes import Key, Method

@@ -12,9 +12,9 @@ from typing import Any, Mapping
 from kg.core.models.correction_weight import CorrectionState, status_at, weight_at
 from kg.core.models.corrections import STATUSES, ClusterView, CoreRules, CorrectionStatus, CorrectionView
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native_props
 from kg.core.settings.memory import CorrectionSettings
 from kg.core.store.store import Store
-from kg.core.store.values import native_props
 
 _BROWSE_LIMIT = 1000
 

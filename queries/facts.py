@@ -17,9 +17,9 @@ from typing import Any, Mapping
 from kg.core.models.facts import FactStatus, FactView, entity_key, predicate_key
 from kg.core.models.requests import FactHistoryQuery, FactQuery
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native_props
 from kg.core.settings.memory import ConfidenceSettings
 from kg.core.store.store import Store
-from kg.core.store.values import native_props
 
 from .confidence import score
 

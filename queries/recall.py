@@ -23,9 +23,9 @@ from kg.core.embedders.base import embed_async
 from kg.core.models.facts import FactView, entity_key
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native_props
 from kg.core.settings.memory import ConfidenceSettings, RecallWeights
 from kg.core.store.store import Store
-from kg.core.store.values import native_props
 
 from . import candidates as cand
 from .confidence import score as confidence_score

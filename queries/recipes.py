@@ -24,8 +24,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from kg.core.models.vocabulary import RECIPE_ALIASES, RerankerKind
 from kg.core.settings.memory import SESSIONS_S, TURNS_PER_SESSION_T
+from kg.core.vocabulary import RECIPE_ALIASES, RerankerKind
 
 Method = Literal["vector", "fulltext"]
 RESTATED = 0.8  # MiniLM cosine of a near restatement ("my 5K best is 27:10" / "a new 5K best: 25:40": 0.80); at 0.5 LoCoMo's chit-chat turns were reordered (turn R@10 0.79 -> 0.67)

@@ -11,8 +11,8 @@ from kg.core.models.facts import entity_key, predicate_key
 from kg.core.models.relationships import RelationshipStatus, RelationshipView
 from kg.core.models.requests import RelationshipQuery
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native_props
 from kg.core.store.store import Store
-from kg.core.store.values import native_props
 
 
 def _status(edge: Mapping[str, Any], at: datetime, known_at: datetime | None) -> RelationshipStatus:

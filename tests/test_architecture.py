@@ -24,7 +24,7 @@ FLOORS = [
      "kg.types"),  # the facade, the remote client, the types they take and return
     ("kg.http", "kg.http.*", "kg.mcp", "kg.mcp.*", "kg.integrations", "kg.integrations.*",
      "kg.config_reference"),  # the doors (HTTP mounts MCP's endpoint)
-    ("kg", "kg.cli", "kg.cli.*", "kg.jobs.serve", "kg.langgraph_store"),  # what starts doors: the CLI, kg serve
+    ("kg", "kg.cli", "kg.cli.*", "kg.serve", "kg.langgraph_store"),  # what starts doors: the CLI, kg serve
 ]
 APART = ("kg.ingest", "kg.queries")  # the two paths never import each other
 MAX_LINES = 400

@@ -182,7 +182,7 @@ async def test_kg_serve_starts_and_ingests_while_voyage_is_down(
 
     import httpx
 
-    from kg.jobs.serve import serve
+    from kg.serve import serve
 
     state, _ = voyage
     state.state = "fail"

@@ -310,7 +310,7 @@ async def test_serve_summarizes_and_indexes_a_session_by_itself(memory: AsyncMem
     worker_process`); /health answers; stop is graceful."""
     import httpx
 
-    from kg.jobs.serve import serve
+    from kg.serve import serve
 
     t0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
     await memory.add_turns(namespace, "s-served", [

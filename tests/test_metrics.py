@@ -113,7 +113,7 @@ async def test_kg_serves_metrics_count_the_jobs_its_worker_process_runs(namespac
     import socket
     import time
 
-    from kg.jobs.serve import serve
+    from kg.serve import serve
 
     settings = settings_with(keys={}, metrics=True)
     assert settings.jobs.worker_process

@@ -50,7 +50,7 @@ def test_the_cli_starts_without_the_server_extra() -> None:
 
 
 def test_a_door_without_its_extra_names_it() -> None:
-    for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.jobs.serve", "uvicorn", "server"),
+    for module, hidden, extra in (("kg.http", "fastapi", "server"), ("kg.serve", "uvicorn", "server"),
                                   ("kg.mcp.server", "mcp", "server"), ("kg.core.telemetry.tracing", "opentelemetry.sdk", "otel"),
                                   ("kg.integrations.graphiti", "graphiti_core", "graphiti"),
                                   ("kg.integrations.langchain", "langchain_core", "langchain"),

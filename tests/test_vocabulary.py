@@ -1,4 +1,4 @@
-"""One definition of each shared word (kg.core.models.vocabulary), and every door reads it: the `k` bounds,
+"""One definition of each shared word (kg.core.vocabulary), and every door reads it: the `k` bounds,
 the recipe names and the reranker kinds agree at HTTP, MCP, the CLI, the facade and the settings."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any, get_args
 import pytest
 import typer.main
 
-from kg.core.models.vocabulary import K_MAX, K_MIN, RECIPE_ALIASES, RECIPE_NAMES, RERANKER_KINDS, RecipeChoice, check_k
 from kg.core.settings.memory import RerankSettings, RetrievalSettings
 from kg.core.settings.tree import Settings
+from kg.core.vocabulary import K_MAX, K_MIN, RECIPE_ALIASES, RECIPE_NAMES, RERANKER_KINDS, RecipeChoice, check_k
 from kg.queries.recipes import ALIASES, RECIPES, Recipe
 
 SEARCHES = {"search", "search_sessions", "search_memories", "recall"}

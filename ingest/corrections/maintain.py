@@ -22,9 +22,9 @@ import numpy as np
 from kg.core.models.correction_weight import CorrectionState, status_at, weight_at
 from kg.core.models.corrections import STATUSES, ClusterReport, MaintenanceReport, MergeReport, StatusChange
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native_props
 from kg.core.settings.memory import CorrectionSettings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native_props
 
 from .clustering import Contradiction, Member, Merge, cluster_labels, contradictions, keyphrases, merges
 

@@ -20,9 +20,9 @@ from kg.core.models.correction_weight import CorrectionState, confidence_for, ha
 from kg.core.models.corrections import CORRECTION_TYPES, CorrectionResult, CorrectionStatus
 from kg.core.models.requests import CorrectionReport
 from kg.core.models.turns import as_utc
+from kg.core.models.values import native
 from kg.core.settings.memory import CorrectionSettings, VectorSearchSettings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 from .normalize import normalize
 from .policy import (

@@ -23,11 +23,11 @@ from typing import Any
 from kg.core.embedders.base import Embedder, embed_async
 from kg.core.llm.usage import metering
 from kg.core.models.recall import OFFLINE_MODEL, Summary, summary_from_props
+from kg.core.models.values import native
 from kg.core.prompts.extraction import ChunkTurn
 from kg.core.prompts.summaries import Part, SummaryDraft
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 from ..turn_keys import attachment_text, stored_attachments
 from ..turns import VectorSink, revisions

@@ -35,8 +35,8 @@ def serve(
 ) -> None:
     """Run the scheduler, the job workers and the HTTP API until SIGINT / SIGTERM."""
 
-    from kg.jobs.serve import serve as run_serve
-    from kg.jobs.serve import service_loop
+    from kg.serve import serve as run_serve
+    from kg.serve import service_loop
 
     settings = load_settings()
 

@@ -15,8 +15,8 @@ from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
 from kg.core.models.recall import RankedTurn
-from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN
 from kg.core.settings.tree import Settings, load_settings
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN
 
 
 def print_hits(query: str, recipe: str, hits: Sequence[RankedTurn]) -> None:

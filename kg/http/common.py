@@ -12,7 +12,7 @@ from fastapi.security import APIKeyHeader
 from kg.access import writer_trust
 from kg.core.models.requests import Instant
 from kg.core.models.turns import NAMESPACE_RULE, valid_namespace
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 from kg.memory import AsyncMemory
 
 API_VERSION = "1"

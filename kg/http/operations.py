@@ -9,7 +9,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, FastAPI, HTTPException, Request, Response, Security
 from pydantic import BaseModel
 
-from kg import cypher
+import kg.cypher as cypher
 from kg.core.embedders.fallback import Embedded, FallbackChain
 from kg.core.local_neo4j.server import LocalNeo4j
 from kg.http.common import API_VERSION, api_key, error_response, memory_of

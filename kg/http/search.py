@@ -10,7 +10,7 @@ from fastapi import FastAPI, Query, Response
 from kg.core.models.limits import MAX_CHARS
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit
 from kg.core.models.requests import Instant
-from kg.core.models.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN, RecipeChoice
 from kg.http.common import Existing, Mem, namespace_router
 
 router = namespace_router()

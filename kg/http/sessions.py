@@ -13,7 +13,7 @@ from kg.batch import BatchResult, ItemResult, MessageIn, validate_items
 from kg.core.models.limits import SessionId
 from kg.core.models.recall import Summary
 from kg.core.models.turns import Message, Session, SessionTurns
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 from kg.http.common import Existing, Mem, Namespace, error_response, memory_of, namespace_router
 from kg.memory import AsyncMemory
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence, TypeVar, c
 
 from kg.core.models.recall import RankedTurn
 from kg.core.models.turns import Message, Role, Turn
-from kg.core.models.vocabulary import K_MAX
+from kg.core.vocabulary import K_MAX
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory

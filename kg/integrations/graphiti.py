@@ -29,7 +29,7 @@ from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
 from kg.core.models.facts import entity_id, entity_key, predicate_key
 from kg.core.models.requests import Op, Source
 from kg.core.models.turns import ROLES, Message, as_utc
-from kg.core.store.values import native
+from kg.core.models.values import native
 from kg.memory import AsyncMemory
 
 T = TypeVar("T")

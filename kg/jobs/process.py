@@ -7,7 +7,7 @@ process at `[jobs] worker_nice`, the operating system gives the API and the data
 and the workers the rest.
 
 The child gets the parent's `Settings` through multiprocessing's pipe (never a command line, so a
-password stays out of `ps`) and runs the workers only (`kg.jobs.serve.run_workers`). It dies with the
+password stays out of `ps`) and runs the workers only (`kg.serve.run_workers`). It dies with the
 parent (Linux: `PR_SET_PDEATHSIG`, SIGKILL, as if the service was killed as a whole: the job's
 lease returns it to the queue), is restarted after a pause if it exits on its own, and on a
 graceful stop gets SIGTERM and `[jobs] lease_s` to finish its job in hand.

@@ -19,9 +19,9 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 from pydantic_core import to_jsonable_python
 
 from kg.core.models.jobs import Job, job_id
+from kg.core.models.values import native
 from kg.core.settings.tree import JobSettings
 from kg.core.store.store import Store
-from kg.core.store.values import native
 
 T = TypeVar("T")
 MAX_ERROR_CHARS = 2000

@@ -12,7 +12,7 @@ from pydantic import Field
 from kg.core.models.corrections import CoreRules, CorrectionResult, CorrectionType, CorrectionView
 from kg.core.models.limits import Timestamp
 from kg.core.models.turns import instant
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 from kg.mcp.door import Door
 
 

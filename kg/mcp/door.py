@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from kg.access import LOCAL, OPEN, AccessDenied, Grant, Keyring, key_digest, writer_trust
 from kg.core.models.turns import check_namespace
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 if TYPE_CHECKING:
     from fastapi import FastAPI

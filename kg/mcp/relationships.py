@@ -9,7 +9,7 @@ from kg.core.models.limits import Timestamp
 from kg.core.models.relationships import RelateResult, RelationshipView
 from kg.core.models.requests import Op
 from kg.core.models.turns import instant
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 from kg.mcp.door import Door
 
 

@@ -8,7 +8,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from kg.core.models.limits import QueryText, Timestamp
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit
 from kg.core.models.turns import instant
-from kg.core.models.vocabulary import K, RecipeChoice
+from kg.core.vocabulary import K, RecipeChoice
 from kg.mcp.door import Door
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 CorrectionStatus = Literal["correction", "pattern", "preference", "rule"]
 STATUSES: tuple[CorrectionStatus, ...] = ("correction", "pattern", "preference", "rule")  # weakest first

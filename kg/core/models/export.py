@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, Field
 
-from kg.core.store.values import native
+from kg.core.models.values import native
 
 FORMAT = "kg-memory-export"
 VERSION = 1

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 # held: an untrusted statement that would change a trusted one, kept aside until confirmed
 Decision = Literal["added", "reinforced", "superseded", "retracted", "noop", "held"]

@@ -14,7 +14,7 @@ from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, Field, computed_field
 
-from kg.core.store.values import native_props
+from kg.core.models.values import native_props
 
 # dead: dead-lettered after max_attempts; superseded: later input replaced its target (a session
 # renamed or merged by a later message), so there was nothing left to do

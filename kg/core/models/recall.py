@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from kg.core.models.facts import FactView
 from kg.core.models.signals import SessionSignals
 from kg.core.models.turns import Session, Turn
-from kg.core.store.values import native_props
+from kg.core.models.values import native_props
 
 SummaryKind = Literal["session", "window", "meta"]
 Outcome = Literal["success", "partial_success", "failure", "abandoned", "ongoing"]

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from kg.core.models.facts import StatementResult
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 RelationshipStatus = Literal["current", "ended", "expired"]  # expired: belief replaced this version
 

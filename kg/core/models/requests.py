@@ -1,7 +1,7 @@
 """The parameter lists that cross every layer, each defined once: a fact assertion (`remember`), a
 fact query (`facts`), a relationship assertion (`relate`) and query (`relationships`), a correction
 (`add_correction`) and a search (`search_turns`, `search_sessions`, `search_memories`, `recall`).
-`K` (kg.core.models.vocabulary) is a search's `k` as a door declares it.
+`K` (kg.core.vocabulary) is a search's `k` as a door declares it.
 
 The facade's keyword methods (`AsyncMemory`, `AsyncClient`, and their synchronous twins) build one
 with `Model.of(locals())`; the writers and the queries take it; HTTP takes the same model as its
@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from kg.core.models.corrections import CorrectionType
 from kg.core.models.limits import MAX_CHARS, FieldError, QueryText, SessionId, Timestamp
 from kg.core.models.turns import as_utc
-from kg.core.models.vocabulary import Trust, check_k
+from kg.core.vocabulary import Trust, check_k
 
 Op = Literal["assert", "retract"]
 Source = Literal["stated", "observed", "inferred", "system"]

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from kg.core.models.limits import MAX_CHARS, SessionId, Timestamp, UnicodeText, unicode_problem
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[str, ...] = ("user", "assistant", "system", "tool")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from kg.core.llm.asker import Prompt
 from kg.core.llm.transport import Messages
-from kg.core.models.vocabulary import Trust
+from kg.core.vocabulary import Trust
 
 EntityType = Literal["person", "organization", "product", "order", "place", "concept", "event", "other"]
 FactSource = Literal["stated", "observed", "inferred"]

@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 
-from kg.core.models.vocabulary import RecipeName, RerankerKind
 from kg.core.settings.base import Section
 from kg.core.settings.dedup import DedupSettings  # [memory.entity_deduplication]; pure, no I/O
+from kg.core.vocabulary import RecipeName, RerankerKind
 
 
 class IndexingSettings(Section):

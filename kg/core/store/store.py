@@ -26,7 +26,7 @@ import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
-from kg import cypher
+import kg.cypher as cypher
 from kg.core.local_neo4j.server import LocalNeo4j
 from kg.core.settings.tree import Settings
 from kg.core.store.capabilities import UNKNOWN, Capabilities

@@ -27,8 +27,8 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from kg.core.models.values import native
 from kg.core.store.store import Store, Tx
-from kg.core.store.values import native
 
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator
 
 from kg import AsyncMemory, Memory
-from kg.core.store.values import native
+from kg.core.models.values import native
 from kg.integrations.langgraph import KgStore
 from kg.integrations.langgraph.ops import item_id
 from tests.cypher_state import cypher_rows
