@@ -28,13 +28,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from types import MappingProxyType
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from kg.core.models.facts import Decision
 from kg.core.models.requests import Op, Source
-from kg.core.vocabulary import Trust
-
-Cardinality = Literal["one", "many"]
+from kg.core.vocabulary import Cardinality, Trust
 
 FUNCTIONAL_PREDICATES: frozenset[str] = frozenset({
     "lives_in", "email", "works_at", "job_title", "favorite_color", "diet",

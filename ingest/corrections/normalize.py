@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
-Conflict = Literal["supersedes", "contradicts"]  # the `LINK` types a conflict writes
+from kg.core.vocabulary import ConflictLink
+
+Conflict = ConflictLink  # the `LINK` types a conflict writes
 
 _CONTRACTIONS = {
     "don't": "do not", "dont": "do not", "doesn't": "does not", "didn't": "did not", "won't": "will not",

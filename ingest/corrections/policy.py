@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Protocol, Sequence
+from typing import Protocol, Sequence
 
 from kg.core.models.corrections import Decision, LinkType
 from kg.core.settings.memory import CorrectionSettings
+from kg.core.vocabulary import CorrectionAction
 
 from .normalize import RuleShape, conflict, shape
 
@@ -80,7 +81,7 @@ class CorrectionPlan:
         return self.target_id is None
 
 
-Action = Literal["add", "reinforce", "invalidate", "noop"]
+Action = CorrectionAction
 
 
 @dataclass(frozen=True)

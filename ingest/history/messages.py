@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any, Iterator, Literal
+from typing import Any, Iterator
 
 from kg.core.models.turns import Message
+from kg.core.vocabulary import Provider
 
 from ..loaders import Rejected, json_lines
 from .exchanges import Exchanges, instant, json_elements, plain_text
 
-Format = Literal["openai", "anthropic"]
+Format = Provider
 FORMATS: tuple[str, ...] = ("openai", "anthropic")
 SPACING = timedelta(seconds=1)
 

@@ -28,6 +28,21 @@ TRUST_LEVELS: tuple[str, ...] = get_args(Trust)
 RerankerKind = Literal["none", "cross-encoder", "voyage", "llm"]
 RERANKER_KINDS: tuple[str, ...] = get_args(RerankerKind)
 
+# A statement asserts or retracts; where it comes from.
+Op = Literal["assert", "retract"]
+Source = Literal["stated", "observed", "inferred", "system"]
+# How many values a predicate (or objects a relationship type) holds at once.
+Cardinality = Literal["one", "many"]
+# How two spellings of a value are compared.
+ValueMatch = Literal["exact", "casefold"]
+# An LLM provider: the API the transport speaks, and the shape of its messages in an imported history.
+Provider = Literal["anthropic", "openai"]
+# What a new correction does to the standing ones (ADD / UPDATE / DELETE / NOOP), and how it conflicts.
+CorrectionAction = Literal["add", "reinforce", "invalidate", "noop"]
+ConflictLink = Literal["supersedes", "contradicts"]
+# What a framework door searches: the turns, or turns, facts and summaries in one ranking.
+SearchKind = Literal["turns", "recall"]
+
 
 def check_k(k: int) -> int:
     if not K_MIN <= k <= K_MAX:

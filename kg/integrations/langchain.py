@@ -18,9 +18,10 @@ as `Document`s whose metadata say where each came from. See docs/langchain.md.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from kg.core.extras import require
+from kg.core.vocabulary import SearchKind
 
 require("langchain", "langchain_core")
 
@@ -98,7 +99,7 @@ class KgRetriever(BaseRetriever):
     memory: Any = Field(description="a kg Memory or AsyncMemory")
     namespace: str
     k: int = Field(4, ge=1)
-    search: Literal["turns", "recall"] = "turns"
+    search: SearchKind = "turns"
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 k: int | None = None) -> list[Document]:

@@ -22,9 +22,10 @@ sync `retrieve` needs a `Memory`). See docs/llamaindex.md.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from kg.core.extras import require
+from kg.core.vocabulary import SearchKind
 
 require("llamaindex", "llama_index.core")
 
@@ -78,7 +79,7 @@ class KgRetriever(BaseRetriever):
     """LlamaIndex's `BaseRetriever` over kg-memory (see the module's docstring)."""
 
     def __init__(self, memory: Memory | AsyncMemory, namespace: str, k: int = 4,
-                 search: Literal["turns", "recall"] = "turns", **kwargs: Any) -> None:
+                 search: SearchKind = "turns", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.calls = MemoryCalls(memory)
         self.namespace = namespace

@@ -12,17 +12,14 @@ field at the facade, a 422 naming it over HTTP, a tool error over MCP. What only
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Mapping, Self
+from typing import Annotated, Any, Mapping, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from kg.core.models.corrections import CorrectionType
 from kg.core.models.limits import MAX_CHARS, FieldError, QueryText, SessionId, Timestamp
 from kg.core.models.turns import as_utc
-from kg.core.vocabulary import Trust, check_k
-
-Op = Literal["assert", "retract"]
-Source = Literal["stated", "observed", "inferred", "system"]
+from kg.core.vocabulary import Op, Source, Trust, check_k
 
 Instant = Annotated[Timestamp, AfterValidator(as_utc)]
 """A timestamp, in UTC (without an offset it was UTC already)."""

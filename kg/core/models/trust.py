@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from kg.core.vocabulary import Trust
+from kg.core.vocabulary import Op, Trust
 
 StatementKind = Literal["fact", "relationship"]
 ChangeKind = Literal["withdrawal", "rewind", "revert", "confirm"]
@@ -54,7 +54,7 @@ class StatementEvent(BaseModel):
     subject: str
     predicate: str
     object: str
-    op: Literal["assert", "retract"]
+    op: Op
     change: ChangeKind | None = None
     effect: str
     roles: list[str] = Field(default_factory=list)  # in an explanation: opened, reinforced, ended, recorded, expired

@@ -12,12 +12,13 @@ Asked by `kg.ingest.llm_judges`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from kg.core.llm.asker import Prompt
 from kg.core.llm.transport import Messages
+from kg.core.vocabulary import ConflictLink, CorrectionAction
 
 PREDICATE_CONTRADICTION_V1 = "predicate-contradiction-v1"
 CORRECTION_AUDN_V1 = "correction-audn-v1"
@@ -76,14 +77,14 @@ PREDICATE_CONTRADICTION = Prompt(PREDICATE_CONTRADICTION_V1, predicate_contradic
 
 class Invalidation(BaseModel):
     neighbour: int = Field(description="Number of the existing correction the new one invalidates.")
-    link: Literal["contradicts", "supersedes"] = Field(
+    link: ConflictLink = Field(
         description="contradicts: they conflict; supersedes: the new one is a refined replacement.")
 
 
 class AUDNVerdict(BaseModel):
     """ADD / UPDATE / DELETE / NOOP for a new correction, against numbered existing ones."""
 
-    action: Literal["add", "reinforce", "invalidate", "noop"] = Field(
+    action: CorrectionAction = Field(
         description="add: new rule; reinforce: restates an existing one (UPDATE); invalidate: the new "
                     "rule replaces the ones in `invalidate` (DELETE); noop: nothing new.")
     target: int | None = Field(None, description="For reinforce/noop: the number of the existing correction.")

@@ -10,7 +10,7 @@ from pydantic import Field, SecretStr, field_validator
 
 from kg.core.settings.base import Section
 from kg.core.settings.dedup import DedupSettings  # [memory.entity_deduplication]; pure, no I/O
-from kg.core.vocabulary import RecipeName, RerankerKind
+from kg.core.vocabulary import Cardinality, RecipeName, RerankerKind, ValueMatch
 
 
 class IndexingSettings(Section):
@@ -171,16 +171,16 @@ class RetrievalSettings(Section):
 class ValueSettings(Section):
     """`[memory.values]`: when two objects of one subject+predicate are the same value."""
 
-    normalize: Literal["exact", "casefold"] = "casefold"  # casefold: case, whitespace and NFKC ignored;
+    normalize: ValueMatch = "casefold"  # casefold: case, whitespace and NFKC ignored;
     # a variant reinforces the value, which keeps the spelling it was first stored with
-    predicates: dict[str, Literal["exact", "casefold"]] = Field(default_factory=dict)  # per-predicate override
+    predicates: dict[str, ValueMatch] = Field(default_factory=dict)  # per-predicate override
 
 
 class MemorySettings(Section):
     indexing: IndexingSettings = Field(default_factory=IndexingSettings)
-    predicates: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
+    predicates: dict[str, Cardinality] = Field(default_factory=dict)
     # relationship type -> cardinality, over the defaults of kg.ingest.relationship_timeline
-    relationships: dict[str, Literal["one", "many"]] = Field(default_factory=dict)
+    relationships: dict[str, Cardinality] = Field(default_factory=dict)
     values: ValueSettings = Field(default_factory=ValueSettings)
     max_clock_skew_s: float = Field(60.0, ge=0)  # a recorded_at later than the server's now plus this is refused
     confidence: ConfidenceSettings = Field(default_factory=ConfidenceSettings)

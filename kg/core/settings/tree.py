@@ -23,6 +23,7 @@ from pydantic_settings import (
 
 from kg.core.settings.base import Section, unknown_keys
 from kg.core.settings.memory import MemorySettings
+from kg.core.vocabulary import Provider
 
 DEFAULT_CONFIG_FILE = "kg.toml"
 
@@ -149,7 +150,7 @@ class IngestSettings(Section):
 class LLMService(Section):
     """One LLM endpoint reachable through instructor."""
 
-    provider: Literal["anthropic", "openai"] = "anthropic"
+    provider: Provider = "anthropic"
     model: str = "claude-sonnet-4-6"
     base_url: str | None = None  # OpenAI-compatible servers: Ollama, vLLM, Groq
     api_key: SecretStr | None = None
