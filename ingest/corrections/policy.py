@@ -28,8 +28,18 @@ from kg.core.vocabulary import CorrectionAction
 from .normalize import RuleShape, conflict, shape
 
 
+class Rule:
+    """A correction's normalized rule text (`key`), and the shape the policy compares (`normalize.shape`)."""
+
+    key: str
+
+    @property
+    def shape(self) -> RuleShape:
+        return shape(self.key)
+
+
 @dataclass(frozen=True)
-class Candidate:
+class Candidate(Rule):
     """The incoming statement."""
 
     rule_text: str
@@ -38,13 +48,9 @@ class Candidate:
     seen_at: datetime
     correction_type: str
 
-    @property
-    def shape(self) -> RuleShape:
-        return shape(self.key)
-
 
 @dataclass(frozen=True)
-class Neighbour:
+class Neighbour(Rule):
     """A live correction of the namespace near the candidate."""
 
     id: str
@@ -54,10 +60,6 @@ class Neighbour:
     last_seen_at: datetime
     in_session: bool  # already stated in the candidate's session
     reinforcement_count: int = 1
-
-    @property
-    def shape(self) -> RuleShape:
-        return shape(self.key)
 
 
 @dataclass(frozen=True)

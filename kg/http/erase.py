@@ -3,7 +3,7 @@ the content-free `Erasure` record it left (see docs/forgetting.md); 404 when the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Awaitable
 
 from fastapi import FastAPI, HTTPException, Request
 
@@ -22,43 +22,39 @@ def erased_by(request: Request) -> str:
     return key_digest(key)[:19] if key and request.app.state.keyring.enabled else LOCAL
 
 
+async def _or_404(field: str, erasing: Awaitable[Erasure]) -> Erasure:
+    """The erasure, or a 404 naming `field` when there was nothing to erase."""
+    try:
+        return await erasing
+    except KeyError as exc:
+        raise HTTPException(404, [{"field": field, "message": exc.args[0]}]) from None
+
+
 @router.delete("/sessions/{session_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_session(request: Request, namespace: Existing, session_id: str, memory: Mem) -> Erasure:
     """Erase a session: its turns, summaries, decisions and jobs, and the facts, corrections and
     relationships whose only evidence it was (those with other evidence keep it)."""
-    try:
-        return await memory.erase_session(namespace, session_id, erased_by(request))
-    except KeyError as exc:
-        raise HTTPException(404, [{"field": "session_id", "message": exc.args[0]}]) from None
+    return await _or_404("session_id", memory.erase_session(namespace, session_id, erased_by(request)))
 
 
 @router.delete("/turns/{turn_id}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_turn(request: Request, namespace: Existing, turn_id: str, memory: Mem) -> Erasure:
     """Erase one message and what it caused (facts it alone evidenced are rewound, its session's
     summaries and context keys are made again without it)."""
-    try:
-        return await memory.erase_turn(namespace, turn_id, erased_by(request))
-    except KeyError as exc:
-        raise HTTPException(404, [{"field": "turn_id", "message": exc.args[0]}]) from None
+    return await _or_404("turn_id", memory.erase_turn(namespace, turn_id, erased_by(request)))
 
 
 @router.delete("/subjects/{subject}", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_subject(request: Request, namespace: Existing, subject: str, memory: Mem) -> Erasure:
     """Erase every fact and fact event about a subject, its relationships, and its entity when
     nothing else refers to it."""
-    try:
-        return await memory.erase_subject(namespace, subject, erased_by(request))
-    except KeyError as exc:
-        raise HTTPException(404, [{"field": "subject", "message": exc.args[0]}]) from None
+    return await _or_404("subject", memory.erase_subject(namespace, subject, erased_by(request)))
 
 
 @router.delete("", response_model=Erasure, responses=RESPONSES, tags=["forget"])
 async def erase_namespace(request: Request, namespace: Existing, memory: Mem) -> Erasure:
     """Erase everything in the namespace; only the erasure records remain."""
-    try:
-        erasure = await memory.erase_namespace(namespace, erased_by(request))
-    except KeyError as exc:
-        raise HTTPException(404, [{"field": "namespace", "message": exc.args[0]}]) from None
+    erasure = await _or_404("namespace", memory.erase_namespace(namespace, erased_by(request)))
     request.app.state.known_namespaces.discard(namespace)
     return erasure
 
