@@ -57,6 +57,7 @@ def test_a_door_without_its_extra_names_it() -> None:
                                   ("kg.integrations.openai_agents", "agents", "openai-agents"),
                                   ("kg.integrations.google_adk", "google.adk", "google-adk"),
                                   ("kg.integrations.llamaindex", "llama_index.core", "llamaindex"),
+                                  ("kg.integrations.llamaindex", "llama_index", "llamaindex"),  # the parent missing too
                                   ("kg.integrations.pydantic_ai", "pydantic_ai", "pydantic-ai"),
                                   ("kg.integrations.agent_framework", "agent_framework", "agent-framework"),
                                   ("kg.integrations.strands", "strands", "strands")):

@@ -41,8 +41,15 @@ def package_version() -> str:
         return "0+unknown"
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # `a.b` when `a` itself is missing: find_spec imports the parent first
+        return False
+
+
 def require(extra: str, *modules: str) -> None:
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    missing = [m for m in modules if not _installed(m)]
     if missing:
         verb = "is" if len(missing) == 1 else "are"
         raise MissingExtra(f"{', '.join(missing)} {verb} not installed: {EXTRAS[extra]} needs the optional extra "
