@@ -8,18 +8,21 @@ from the repository root in front of an installed wheel), so the checkout never 
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from importlib.abc import MetaPathFinder
-from importlib.machinery import ModuleSpec
 from pathlib import Path
-from types import ModuleType
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 FOLDERS = ("ingest", "queries", "cypher")
 
 
-class _Folders(MetaPathFinder):
+class _Folders:
+    """A meta-path finder (the protocol needs only `find_spec`: importlib.abc's base class would cost
+    `import kg`, `kg --help` included, the import of importlib.resources and tempfile)."""
+
     def __init__(self, root: Path) -> None:
         self.root = root
 
@@ -28,6 +31,8 @@ class _Folders(MetaPathFinder):
         parts = fullname.split(".")
         if len(parts) != 2 or parts[0] != "kg" or parts[1] not in FOLDERS:
             return None  # subpackages are found through the package's own __path__
+        import importlib.util
+
         folder = self.root / parts[1]
         return importlib.util.spec_from_file_location(fullname, folder / "__init__.py",
                                                       submodule_search_locations=[str(folder)])
