@@ -1,4 +1,5 @@
-"""What a query says besides its words: the time it points at and the people it names (pure).
+"""What a query says besides its words: the time it points at, the people it names and whose words
+it asks for (pure).
 
 Time expressions become a window that boosts turns and sessions of that time:
 - absolute: "on 8 May, 2023", "May 8, 2023", "in May 2023", "in 2023";
@@ -6,6 +7,11 @@ Time expressions become a window that boosts turns and sessions of that time:
   "last month", "last year", "last May", "last Friday", "3 days ago", "two weeks ago".
 Expressions relative to another event ("two weeks after the race") name no date by themselves;
 they are left to the words of the query.
+
+Whose words: a question put by the user in the first person ("where do I keep my sneakers?") is
+answered by what the user said, not by the assistant's long replies on the same topic; one about
+the assistant's own words ("what did you recommend", "remind me of the ...") by what the assistant
+said (`addressed_role`).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable
+
+from kg.core.models.turns import Role
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")
@@ -110,6 +118,27 @@ def _relative(query: str, now: datetime) -> TimeWindow | None:
         year = today.year if month < today.month else today.year - 1
         return _month_window(year, month, m.group(0))
     return None
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b", re.I)
+_SAID = ("said|told|recommended|suggested|mentioned|gave|provided|listed|shared|described|explained|wrote|made|"
+         "created|proposed|came up with")
+_SAY = ("say|tell|recommend|suggest|mention|give|provide|list|share|describe|explain|write|make|create|propose|"
+        "come up with")
+# "you recommended", "did you suggest": the assistant's past words; a request ("can you suggest ...")
+# is not one (its answer is whatever the user said about themselves)
+_ASSISTANTS_WORDS = re.compile(
+    rf"\byou\b[\w\s,'’-]{{0,40}}?\b(?:{_SAID})\b|\bdid you (?:\w+ )?(?:{_SAY})\b"
+    r"|\byour (?:answer|reply|response|suggestion|recommendation|advice|list)s?\b|\bremind me\b", re.I)
+
+
+def addressed_role(query: str) -> Role | None:
+    """Whose turns answer `query`: "assistant" when it asks for what the assistant said ("you
+    recommended", "remind me"), "user" when it speaks in the first person, else None (a question
+    about third parties, as an agent asks on the user's behalf)."""
+    if _ASSISTANTS_WORDS.search(query):
+        return "assistant"
+    return "user" if _FIRST_PERSON.search(query) else None
 
 
 # Question and function words: in a small namespace a turn matching only "did" or "we" would

@@ -38,12 +38,13 @@ class Candidate:
     ts: datetime
     score: float
     follows_question: bool  # a short reply to the question before it (kg.ingest.summaries.keys.short_replies)
+    role: Role | None = None  # "user" or "assistant" (None: not read)
 
 
 def _candidates(row: dict[str, Any]) -> list[Candidate]:
-    """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts µs, score, follows]."""
-    return [Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows))
-            for tid, session_id, idx, speaker, ts, score, follows in row.get("rows", [])]
+    """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts µs, score, follows, role]."""
+    return [Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role)
+            for tid, session_id, idx, speaker, ts, score, follows, role in row.get("rows", [])]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -97,7 +98,7 @@ async def turn_list_in_sessions(
     found, turns = [], {}
     for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model, *attachments in \
             row.get("rows", []):
-        found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows)))
+        found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role))
         turns[tid] = _turn(tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model, *attachments)
     return found, turns
 

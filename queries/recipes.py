@@ -38,6 +38,9 @@ class Boosts(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     speaker: float = Field(0.0, ge=0)  # the turn's speaker is named in the query
+    # the turn's role is the one the query asks for (`kg.queries.analysis.addressed_role`): the user's
+    # turns for a first-person question, the assistant's for "what did you recommend?"
+    role: float = Field(0.0, ge=0)
     time: float = Field(0.0, ge=0)  # the turn falls in the query's time window
     time_slack_days: float = Field(3.0, ge=0)  # how far around the window still counts
     answer: float = Field(0.0, ge=0)  # share of a question turn's score passed to a short reply to it
@@ -88,7 +91,7 @@ class Recipe(BaseModel):
         return list(self.weights) if self.weights else [1.0] * len(self.lists)
 
 
-_BOOSTS = Boosts(speaker=0.7, time=2.0, answer=0.5, restated=RESTATED)
+_BOOSTS = Boosts(speaker=0.7, role=2.0, time=2.0, answer=0.5, restated=RESTATED)
 FLAT = Recipe(name="flat", lists=(("vector", "turn"),))
 BM25 = Recipe(name="bm25", lists=(("fulltext", "turn"),))
 HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True)

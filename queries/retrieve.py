@@ -2,7 +2,8 @@
 
 Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn's own text and/or
 its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
-window, the speakers it names, and a question's score passed on to a short reply to it.
+window, the speakers it names, the role whose words it asks for (the user's for a first-person
+question), and a question's score passed on to a short reply to it.
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
 summaries' BM25 matches, dense ones too if the recipe weights them, plus the time window) and
 re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), keeping T
@@ -39,7 +40,7 @@ from kg.core.store.store import Store
 from kg.core.telemetry.hooks import span
 
 from . import candidates as cand
-from .analysis import TimeWindow, content_terms, named, time_window
+from .analysis import TimeWindow, addressed_role, content_terms, named, time_window
 from .fusion import best_per_group, group_scores, later_first, ranking, rrf
 from .recipes import RECIPES, Key, Method, Recipe
 from .rerank import Reranker, local_reranker, passage, rerank
@@ -325,6 +326,7 @@ class Retriever:
         b = recipe.boosts
         unit = 1.0 / (recipe.rrf_k + 1)
         names = self._named(query, pool) if b.speaker else set()
+        role = addressed_role(query) if b.role else None
         slack = timedelta(days=b.time_slack_days)
         scores = dict(base)
         at = {(pool[tid].session_id, pool[tid].idx): tid for tid in base}
@@ -332,6 +334,8 @@ class Retriever:
             c = pool[tid]
             if names and c.speaker in names:
                 scores[tid] += b.speaker * unit
+            if role is not None and c.role == role:
+                scores[tid] += b.role * unit
             if window is not None and b.time and window.near(c.ts, slack):
                 scores[tid] += b.time * unit
             if b.answer and c.follows_question:

@@ -127,8 +127,8 @@ class NamespaceVectors:
         for i in ranked(scores, [r[0] for r in space.rows], depth):
             if not np.isfinite(scores[i]):
                 break
-            tid, session_id, idx, speaker, ts, follows, _ = space.rows[i]
-            out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows))
+            tid, session_id, idx, speaker, ts, follows, role = space.rows[i]
+            out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows, role))
         return out
 
     def turn_vectors(self, namespace: str, ids: list[str]) -> dict[str, list[Any]] | None:

@@ -2,7 +2,7 @@
 // escaped Lucene scoped to the namespace by queries.turns.scoped (unless it is the index's only
 // tenant), never raw user text; the WHERE checks the namespace either way.
 // One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score,
-// follows_question] in rank order (one record instead of a hundred: decoding records dominated).
+// follows_question, role] in rank order (one record instead of a hundred: decoding records dominated).
 CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS t, score
 // score 0: only the namespace clause matched
 WHERE score > 0 AND t.namespace = $namespace AND ($as_of IS NULL OR t.ts <= $as_of)
@@ -10,4 +10,4 @@ WITH t, score
 ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
-                coalesce(t.follows_question, false)]) AS rows
+                coalesce(t.follows_question, false), t.role]) AS rows
