@@ -5,6 +5,9 @@ framework's conversation kept as one kg session.
 any thread, for sync callers (`run`) and async ones (`arun`: awaited from the caller's own loop);
 over an `AsyncMemory`, awaited in the caller's loop (`arun`; a sync call is refused, naming the fix).
 
+`found_elsewhere(calls, namespace, query, k, session_id)` (and `afound_elsewhere`) is a door's memory
+tool: the best turns of the namespace's other sessions, one line each.
+
 `Conversation(memory, namespace, session_id)` is a framework's message list as the turns of one
 session, with each call sync and async. Each message is one turn: its role, its readable text (what search, summaries and
 extraction read) and `verbatim`, the framework's own JSON of it, so the door hands back exactly what
@@ -66,6 +69,18 @@ async def search_elsewhere(memory: AsyncMemory, namespace: str, query: str, k: i
 def lines(hits: Sequence[RankedTurn]) -> list[str]:
     """Found turns as an agent reads them: `date speaker-or-role: text`."""
     return [f"{h.turn.ts:%Y-%m-%d} {h.turn.speaker or h.turn.role}: {h.turn.text}" for h in hits]
+
+
+def found_elsewhere(calls: MemoryCalls, namespace: str, query: str, k: int,
+                    session_id: str | None = None) -> list[str]:
+    """A door's memory tool from synchronous code: `search_elsewhere`, as `lines`."""
+    return lines(calls.run(lambda memory: search_elsewhere(memory, namespace, query, k, session_id)))
+
+
+async def afound_elsewhere(calls: MemoryCalls, namespace: str, query: str, k: int,
+                           session_id: str | None = None) -> list[str]:
+    """`found_elsewhere` from async code."""
+    return lines(await calls.arun(lambda memory: search_elsewhere(memory, namespace, query, k, session_id)))
 
 
 @dataclass(frozen=True)

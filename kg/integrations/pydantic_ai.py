@@ -43,14 +43,7 @@ from pydantic_ai.messages import (
 )
 
 from kg.core.models.turns import Role, Turn
-from kg.integrations.conversation import (
-    Conversation,
-    Entry,
-    MemoryCalls,
-    lines,
-    readable,
-    search_elsewhere,
-)
+from kg.integrations.conversation import Conversation, Entry, MemoryCalls, afound_elsewhere, readable
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
@@ -129,7 +122,7 @@ def memory_tool(memory: Memory | AsyncMemory, namespace: str, k: int = 5, sessio
     async def search_memory(query: str) -> list[str]:
         """Search earlier conversations for what was said about `query`; one line per message found,
         with its date and who said it."""
-        return lines(await calls.arun(lambda m: search_elsewhere(m, namespace, query, k, session_id)))
+        return await afound_elsewhere(calls, namespace, query, k, session_id)
 
     return Tool(search_memory, name=name, takes_ctx=False)
 
