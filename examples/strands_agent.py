@@ -20,8 +20,9 @@ from kg import Memory
 from kg.integrations.strands import KgSessionManager, memory_tool
 
 
-class MemorySearcher(Model):
-    """Stands in for an LLM: a question calls `search_memory`, a tool result is quoted, else noted."""
+class OfflineModel(Model):
+    """A Strands `Model` without a network or a configuration: a subclass's `stream` yields `text_reply`
+    or `tool_call` (tests/test_integration_strands.py scripts one too)."""
 
     def update_config(self, **model_config: Any) -> None:
         pass
@@ -32,23 +33,40 @@ class MemorySearcher(Model):
     def structured_output(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
 
+
+def tool_call(use_id: str, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events of an answer that calls the tool `name`."""
+    use = {"toolUseId": use_id, "name": name}
+    return [{"messageStart": {"role": "assistant"}},
+            {"contentBlockStart": {"start": {"toolUse": use}}},
+            {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(arguments)}}}},
+            {"contentBlockStop": {}},
+            {"messageStop": {"stopReason": "tool_use"}}]
+
+
+def text_reply(text: str) -> list[dict[str, Any]]:
+    """The events of an answer that says `text`."""
+    return [{"messageStart": {"role": "assistant"}},
+            {"contentBlockStart": {"start": {}}},
+            {"contentBlockDelta": {"delta": {"text": text}}},
+            {"contentBlockStop": {}},
+            {"messageStop": {"stopReason": "end_turn"}}]
+
+
+class MemorySearcher(OfflineModel):
+    """Stands in for an LLM: a question calls `search_memory`, a tool result is quoted, else noted."""
+
     async def stream(self, messages: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         last = messages[-1]["content"][-1]
-        yield {"messageStart": {"role": "assistant"}}
         if "text" in last and last["text"].endswith("?"):
-            use = {"toolUseId": f"t{len(messages)}", "name": "search_memory"}
-            yield {"contentBlockStart": {"start": {"toolUse": use}}}
-            yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps({"query": last["text"]})}}}}
-            yield {"contentBlockStop": {}}
-            yield {"messageStop": {"stopReason": "tool_use"}}
+            for event in tool_call(f"t{len(messages)}", "search_memory", {"query": last["text"]}):
+                yield event
             return
         found = json.loads(last["toolResult"]["content"][0]["text"]) if "toolResult" in last else None
         text = f"From memory: {found[0] if found else 'nothing'}" if found is not None else \
             f"Noted ({len(messages)} messages in this session)."
-        yield {"contentBlockStart": {"start": {}}}
-        yield {"contentBlockDelta": {"delta": {"text": text}}}
-        yield {"contentBlockStop": {}}
-        yield {"messageStop": {"stopReason": "end_turn"}}
+        for event in text_reply(text):
+            yield event
 
 
 def run(memory: Memory, namespace: str) -> list[str]:

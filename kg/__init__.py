@@ -15,8 +15,6 @@ from kg import _checkout
 
 _checkout.install(pathlib.Path(__file__).parent)
 
-from kg.core.settings.tree import Settings, load_settings
-
 if typing.TYPE_CHECKING:
     from kg.client import (
         AccessDenied,
@@ -28,6 +26,7 @@ if typing.TYPE_CHECKING:
         ServerError,
         Unavailable,
     )
+    from kg.core.settings.tree import Settings, load_settings
     from kg.memory import AsyncMemory, Memory
     from kg.types import *  # noqa: F403 - the same names as kg.types.__all__, listed below
 
@@ -44,8 +43,10 @@ __all__ = [
 ]
 
 # Loaded on first use: the facade imports the write and read paths and the driver, the client httpx, which
-# a door like `kg --help` or `kg neo4j start` does not need; the types are cheap but not needed either.
-_HOMES = {"AsyncMemory": "kg.memory", "Memory": "kg.memory", "AccessDenied": "kg.client", "AsyncClient": "kg.client",
+# a door like `kg --help` or `kg neo4j start` does not need; the types and the settings tree (pydantic-settings)
+# are cheaper but not needed either.
+_HOMES = {"Settings": "kg.core.settings.tree", "load_settings": "kg.core.settings.tree",
+          "AsyncMemory": "kg.memory", "Memory": "kg.memory", "AccessDenied": "kg.client", "AsyncClient": "kg.client",
           "Client": "kg.client", "ClientError": "kg.client", "InvalidRequest": "kg.client", "NotFound": "kg.client",
           "ServerError": "kg.client", "Unavailable": "kg.client"}
 

@@ -5,8 +5,9 @@ this file in a venv of its own (kg-memory with the `strands` extra only); elsewh
 
 from __future__ import annotations
 
-import json
+import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
@@ -14,15 +15,17 @@ import pytest
 pytest.importorskip("strands", reason="the strands extra is not installed (it has a venv of its own in .ci/run)")
 
 from strands import Agent
-from strands.models.model import Model
 
 from kg import Memory
 from kg.integrations.strands import KgSessionManager, memory_tool
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # as `python examples/strands_agent.py`
+from strands_agent import OfflineModel, text_reply, tool_call  # the example's offline model
+
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 
 
-class ScriptedModel(Model):
+class ScriptedModel(OfflineModel):
     """Streams a script, one step per call (a text, or a tool use as {"tool": name, "input": {...}}), and
     keeps every message list it was sent."""
 
@@ -30,30 +33,13 @@ class ScriptedModel(Model):
         self.script = list(script)
         self.seen: list[list[Any]] = []
 
-    def update_config(self, **model_config: Any) -> None:
-        pass
-
-    def get_config(self) -> Any:
-        return {}
-
-    def structured_output(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
     async def stream(self, messages: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         self.seen.append([dict(m) for m in messages])
         step = self.script.pop(0)
-        yield {"messageStart": {"role": "assistant"}}
-        if isinstance(step, dict):
-            use = {"toolUseId": f"t{len(self.seen)}", "name": step["tool"]}
-            yield {"contentBlockStart": {"start": {"toolUse": use}}}
-            yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(step["input"])}}}}
-            yield {"contentBlockStop": {}}
-            yield {"messageStop": {"stopReason": "tool_use"}}
-        else:
-            yield {"contentBlockStart": {"start": {}}}
-            yield {"contentBlockDelta": {"delta": {"text": step}}}
-            yield {"contentBlockStop": {}}
-            yield {"messageStop": {"stopReason": "end_turn"}}
+        events = tool_call(f"t{len(self.seen)}", step["tool"], step["input"]) if isinstance(step, dict) else \
+            text_reply(step)
+        for event in events:
+            yield event
 
 
 def texts(messages: list[Any]) -> list[str]:

@@ -22,11 +22,10 @@ from kg.cli.neo4j import local_server as _local
 from kg.cli.neo4j import neo4j_app, neo4j_start
 from kg.cli.review import changes, confirm, revert, why
 from kg.cli.search import print_hits, search
-from kg.cli.terminal import NAMESPACE, Commands, console, err, fail, instant, report_ingest, run
-from kg.core.models.turns import NAMESPACE_RULE, IngestReport, Message, valid_namespace
-from kg.core.settings.tree import load_settings
+from kg.cli.terminal import NAMESPACE, Commands, console, err, fail, instant, load_settings, report_ingest, run
 
-if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver, facade or model
+    from kg.core.models.turns import IngestReport, Message
     from kg.ingest.loaders import Rejected
 
 app = Commands(help="Long-term conversational memory for AI agents, on Neo4j.", no_args_is_help=True,
@@ -113,6 +112,7 @@ def ingest(
                                    "web pages, another agent's messages: docs/trust.md)."),
 ) -> None:
     """Ingest messages. Bad lines are reported with file:line and skipped; exit code 1 if any."""
+    from kg.core.models.turns import Message
     from kg.ingest.loaders import read_jsonl, read_locomo
 
     settings = load_settings()
@@ -264,6 +264,7 @@ def import_graphiti(
 ) -> None:
     """Read a Graphiti graph (episodes, entities, RELATES_TO edges) into a namespace."""
 
+    from kg.core.models.turns import NAMESPACE_RULE, valid_namespace
     from kg.core.store.store import resolve_connection
     from kg.integrations.graphiti import GraphitiSource
     from kg.integrations.graphiti import import_graphiti as run_import

@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, console, err, fail, run
-from kg.core.models.corrections import STATUSES
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     pass
@@ -40,6 +39,7 @@ def corrections(
     include_invalidated: bool = typer.Option(False, "--all", "-a", help="Also the invalidated ones."),
 ) -> None:
     """Browse a namespace's corrections, most reinforced first."""
+    from kg.core.models.corrections import STATUSES
     from kg.memory import AsyncMemory
 
     if ctx.invoked_subcommand is not None:

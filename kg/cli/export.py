@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Iterator, Optional, TextIO
 
 import typer
 from rich.markup import escape
 
 from kg.cli.terminal import NAMESPACE, console, err, run
-from kg.core.models.export import ExportFormatError, ImportReport, dumps
+
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver, facade or model
+    from kg.core.models.export import ImportReport
 
 
 def export(
@@ -24,6 +26,7 @@ def export(
 ) -> None:
     """Export a namespace as NDJSON: sessions, turns, summaries, entities, facts and relationships
     with their history, corrections, erasure records."""
+    from kg.core.models.export import dumps
     from kg.memory import AsyncMemory
 
     async def go(out: TextIO) -> int:
@@ -46,6 +49,8 @@ def export(
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:
+    from kg.core.models.export import ExportFormatError
+
     with path.open(encoding="utf-8") as lines:
         for n, line in enumerate(lines, start=1):
             try:
@@ -60,6 +65,7 @@ def import_ndjson(
 ) -> None:
     """Load a `kg export` file into a namespace (here or in another database); a second import of
     the same file writes nothing."""
+    from kg.core.models.export import ExportFormatError
     from kg.memory import AsyncMemory
 
     async def go() -> ImportReport:

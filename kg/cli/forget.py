@@ -3,18 +3,24 @@ docs/forgetting.md); `kg forget log` lists the records."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from kg.cli.terminal import NAMESPACE, call_memory, console, fail, run
-from kg.core.models.turns import Erasure, check_namespace
+
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no model
+    from kg.core.models.turns import Erasure
 
 forget_app = typer.Typer(help="Erase a session, a subject or a namespace for good (retract keeps history; "
                               "this does not).", no_args_is_help=True, rich_markup_mode=None)
 
 
 def _namespace(namespace: str) -> str:
+    from kg.core.models.turns import check_namespace
+
     try:
         return check_namespace(namespace)
     except ValueError as exc:

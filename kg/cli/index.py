@@ -8,11 +8,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.cli.terminal import console, err, run
-from kg.core.models.indexing import IndexReport, SessionIndexReport
-from kg.core.settings.tree import load_settings
+from kg.cli.terminal import console, err, load_settings, run
 
-if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver, facade or model
+    from kg.core.models.indexing import IndexReport, SessionIndexReport
     pass
 
 _COLUMNS = ("session", "status", "entities new/merged/known", "mentions", "facts", "rels", "corrections",
@@ -31,6 +30,7 @@ def index(
 
     Exit code 1 when an extraction failed: that session is marked extraction_failed and a later
     --pending run retries it."""
+    from kg.core.models.indexing import IndexReport
     from kg.memory import AsyncMemory
 
     if pending == (session is not None):

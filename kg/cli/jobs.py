@@ -9,11 +9,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
-from kg.core.models.jobs import JOB_STATUSES, Job
-from kg.core.settings.tree import load_settings
+from kg.cli.terminal import NAMESPACE, console, err, fail, instant, load_settings, run
 
-if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver, facade or model
+    from kg.core.models.jobs import Job
     from kg.memory import AsyncMemory
 
 jobs_app = typer.Typer(help="The background job queue: run, list, retry, purge.", no_args_is_help=True,
@@ -84,6 +83,7 @@ def list_jobs(
     limit: int = typer.Option(50, "--limit", min=1, max=10000),
 ) -> None:
     """Jobs, newest first."""
+    from kg.core.models.jobs import JOB_STATUSES
     from kg.memory import AsyncMemory
 
     if status is not None and status not in JOB_STATUSES:

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 from rich.markup import escape
 
-from kg.cli.terminal import console, fail
-from kg.core.settings.tree import load_settings
+from kg.cli.terminal import console, fail, load_settings
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads nothing it does not print
     from kg.core.local_neo4j.server import LocalNeo4j

@@ -7,16 +7,18 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kg.cli.terminal import NAMESPACE, console, err, fail, instant, run
-from kg.core.models.recall import RankedTurn
-from kg.core.settings.tree import Settings, load_settings
+from kg.cli.terminal import NAMESPACE, console, err, fail, instant, load_settings, run
 from kg.core.vocabulary import K_DOC, K_MAX, K_MIN
+
+if TYPE_CHECKING:  # imported where used: `kg --help` loads no model or settings tree
+    from kg.core.models.recall import RankedTurn
+    from kg.core.settings.tree import Settings
 
 
 def print_hits(query: str, recipe: str, hits: Sequence[RankedTurn]) -> None:
@@ -45,6 +47,8 @@ def via_serve(settings: Settings, namespace: str, query: str, k: int, recipe: st
               as_of: datetime | None = None, now: datetime | None = None) -> list[RankedTurn] | None:
     """The hits from a running `kg serve` ([http] host and port), or None when none answers /health."""
     import httpx
+
+    from kg.core.models.recall import RankedTurn
 
     base = serve_url(settings)
     try:

@@ -16,6 +16,7 @@ from kg.core.extras import MissingExtra
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     from kg.core.models.turns import IngestReport
+    from kg.core.settings.tree import Settings
 
 T = TypeVar("T")
 
@@ -36,6 +37,14 @@ class Commands(typer.Typer):
         except (MissingExtra, UnknownSettingError) as exc:
             err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
             sys.exit(2)
+
+
+def load_settings() -> Settings:
+    """The settings tree (`kg.core.settings.tree.load_settings`), imported when a command reads it:
+    `kg --help` loads no pydantic-settings."""
+    from kg.core.settings.tree import load_settings as load
+
+    return load()
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -33,14 +33,7 @@ require("agent-framework", "agent_framework")
 from agent_framework import ContextProvider, HistoryProvider, Message
 
 from kg.core.models.turns import ROLES, Turn
-from kg.integrations.conversation import (
-    Conversation,
-    Entry,
-    MemoryCalls,
-    lines,
-    readable,
-    search_elsewhere,
-)
+from kg.integrations.conversation import Conversation, Entry, MemoryCalls, afound_elsewhere, readable
 
 if TYPE_CHECKING:
     from agent_framework import AgentSession, SessionContext, SupportsAgentRun
@@ -106,11 +99,10 @@ class KgContextProvider(ContextProvider):
         query = " ".join(m.text for m in context.input_messages if m.text).strip()
         if not query:
             return
-        found = await self.calls.arun(
-            lambda memory: search_elsewhere(memory, self.namespace, query, self.k, context.session_id))
+        found = await afound_elsewhere(self.calls, self.namespace, query, self.k, context.session_id)
         if found:
             context.extend_instructions(self.source_id, "From earlier conversations with the user:\n"
-                                        + "\n".join(f"- {line}" for line in lines(found)))
+                                        + "\n".join(f"- {line}" for line in found))
 
 
 __all__ = ["KgContextProvider", "KgHistoryProvider"]

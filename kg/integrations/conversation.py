@@ -5,6 +5,12 @@ framework's conversation kept as one kg session.
 any thread, for sync callers (`run`) and async ones (`arun`: awaited from the caller's own loop);
 over an `AsyncMemory`, awaited in the caller's loop (`arun`; a sync call is refused, naming the fix).
 
+`found_elsewhere(calls, namespace, query, k, session_id)` (and `afound_elsewhere`) is a door's memory
+tool: the best turns of the namespace's other sessions, one line each.
+
+`History(memory, namespace, session_id, entry, message)` is that list in the framework's own message
+type, converted by the door's `entry` and `message`.
+
 `Conversation(memory, namespace, session_id)` is a framework's message list as the turns of one
 session, with each call sync and async. Each message is one turn: its role, its readable text (what search, summaries and
 extraction read) and `verbatim`, the framework's own JSON of it, so the door hands back exactly what
@@ -18,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Sequence, TypeVar, cast
 
 from kg.core.models.recall import RankedTurn
 from kg.core.models.turns import Message, Role, Turn
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
 
 R = TypeVar("R")
+M = TypeVar("M")
 TICK = timedelta(microseconds=1)
 
 
@@ -66,6 +73,18 @@ async def search_elsewhere(memory: AsyncMemory, namespace: str, query: str, k: i
 def lines(hits: Sequence[RankedTurn]) -> list[str]:
     """Found turns as an agent reads them: `date speaker-or-role: text`."""
     return [f"{h.turn.ts:%Y-%m-%d} {h.turn.speaker or h.turn.role}: {h.turn.text}" for h in hits]
+
+
+def found_elsewhere(calls: MemoryCalls, namespace: str, query: str, k: int,
+                    session_id: str | None = None) -> list[str]:
+    """A door's memory tool from synchronous code: `search_elsewhere`, as `lines`."""
+    return lines(calls.run(lambda memory: search_elsewhere(memory, namespace, query, k, session_id)))
+
+
+async def afound_elsewhere(calls: MemoryCalls, namespace: str, query: str, k: int,
+                           session_id: str | None = None) -> list[str]:
+    """`found_elsewhere` from async code."""
+    return lines(await calls.arun(lambda memory: search_elsewhere(memory, namespace, query, k, session_id)))
 
 
 @dataclass(frozen=True)
@@ -161,3 +180,33 @@ class Conversation:
             await self.memory.erase_session(self.namespace, self.session_id)
         except KeyError:  # nothing stored yet
             pass
+
+
+class History(Generic[M]):
+    """A framework's message list as one kg session, in the framework's own message type `M`:
+    `entry` makes a turn of a message, `message` a message of a turn (see the module's docstring)."""
+
+    def __init__(self, memory: Memory | AsyncMemory, namespace: str, session_id: str,
+                 entry: Callable[[M], Entry], message: Callable[[Turn], M]) -> None:
+        self.conversation = Conversation(memory, namespace, session_id)
+        self._entry = entry
+        self._message = message
+
+    def messages(self, limit: int | None = None) -> list[M]:
+        """The messages in order; with `limit`, the last `limit` of them."""
+        return [self._message(t) for t in self.conversation.turns(limit)]
+
+    async def amessages(self, limit: int | None = None) -> list[M]:
+        return [self._message(t) for t in await self.conversation.aturns(limit)]
+
+    def add(self, messages: Sequence[M]) -> None:
+        self.conversation.append([self._entry(m) for m in messages])
+
+    async def aadd(self, messages: Sequence[M]) -> None:
+        await self.conversation.aappend([self._entry(m) for m in messages])
+
+    def clear(self) -> None:
+        self.conversation.clear()
+
+    async def aclear(self) -> None:
+        await self.conversation.aclear()

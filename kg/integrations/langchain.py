@@ -37,7 +37,7 @@ from pydantic import ConfigDict, Field
 
 from kg.core.models.recall import MemoryHit, RankedTurn
 from kg.core.models.turns import Role, Turn
-from kg.integrations.conversation import Conversation, Entry, MemoryCalls, readable
+from kg.integrations.conversation import Entry, History, MemoryCalls, readable
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
@@ -49,26 +49,26 @@ class KgChatMessageHistory(BaseChatMessageHistory):
     """LangChain's `BaseChatMessageHistory` over one kg session (see the module's docstring)."""
 
     def __init__(self, memory: Memory | AsyncMemory, namespace: str, session_id: str) -> None:
-        self.conversation = Conversation(memory, namespace, session_id)
+        self.history = History(memory, namespace, session_id, _entry, _message)
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]  # a property, as in LangChain's own stores
-        return [_message(t) for t in self.conversation.turns()]
+        return self.history.messages()
 
     async def aget_messages(self) -> list[BaseMessage]:
-        return [_message(t) for t in await self.conversation.aturns()]
+        return await self.history.amessages()
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        self.conversation.append([_entry(m) for m in messages])
+        self.history.add(messages)
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
-        await self.conversation.aappend([_entry(m) for m in messages])
+        await self.history.aadd(messages)
 
     def clear(self) -> None:
-        self.conversation.clear()
+        self.history.clear()
 
     async def aclear(self) -> None:
-        await self.conversation.aclear()
+        await self.history.aclear()
 
 
 def _entry(message: BaseMessage) -> Entry:

@@ -22,7 +22,7 @@ the agent's own session is left out (its turns are in the message history alread
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from kg.core.extras import require
 
@@ -43,43 +43,18 @@ from pydantic_ai.messages import (
 )
 
 from kg.core.models.turns import Role, Turn
-from kg.integrations.conversation import (
-    Conversation,
-    Entry,
-    MemoryCalls,
-    lines,
-    readable,
-    search_elsewhere,
-)
+from kg.integrations.conversation import Entry, History, MemoryCalls, afound_elsewhere, readable
 
 if TYPE_CHECKING:
     from kg.memory import AsyncMemory, Memory
 
 
-class KgMessageHistory:
-    """An agent's message history as one kg session (see the module's docstring)."""
+class KgMessageHistory(History[ModelMessage]):
+    """An agent's message history as one kg session (see the module's docstring): `messages`,
+    `add` and `clear`, and `amessages`, `aadd` and `aclear`."""
 
     def __init__(self, memory: Memory | AsyncMemory, namespace: str, session_id: str) -> None:
-        self.conversation = Conversation(memory, namespace, session_id)
-
-    def messages(self, limit: int | None = None) -> list[ModelMessage]:
-        """The messages in order; with `limit`, the last `limit` of them."""
-        return [_message(t) for t in self.conversation.turns(limit)]
-
-    async def amessages(self, limit: int | None = None) -> list[ModelMessage]:
-        return [_message(t) for t in await self.conversation.aturns(limit)]
-
-    def add(self, messages: Sequence[ModelMessage]) -> None:
-        self.conversation.append([_entry(m) for m in messages])
-
-    async def aadd(self, messages: Sequence[ModelMessage]) -> None:
-        await self.conversation.aappend([_entry(m) for m in messages])
-
-    def clear(self) -> None:
-        self.conversation.clear()
-
-    async def aclear(self) -> None:
-        await self.conversation.aclear()
+        super().__init__(memory, namespace, session_id, _entry, _message)
 
 
 def _entry(message: ModelMessage) -> Entry:
@@ -129,7 +104,7 @@ def memory_tool(memory: Memory | AsyncMemory, namespace: str, k: int = 5, sessio
     async def search_memory(query: str) -> list[str]:
         """Search earlier conversations for what was said about `query`; one line per message found,
         with its date and who said it."""
-        return lines(await calls.arun(lambda m: search_elsewhere(m, namespace, query, k, session_id)))
+        return await afound_elsewhere(calls, namespace, query, k, session_id)
 
     return Tool(search_memory, name=name, takes_ctx=False)
 

@@ -34,14 +34,7 @@ from strands.session.session_manager import SessionManager
 from strands.types.content import Message
 
 from kg.core.models.turns import Role, Turn
-from kg.integrations.conversation import (
-    Conversation,
-    Entry,
-    MemoryCalls,
-    lines,
-    readable,
-    search_elsewhere,
-)
+from kg.integrations.conversation import Conversation, Entry, MemoryCalls, found_elsewhere, readable
 
 if TYPE_CHECKING:
     from kg.memory import Memory
@@ -106,7 +99,7 @@ def memory_tool(memory: Memory, namespace: str, k: int = 5, session_id: str | No
         Args:
             query: what to look for, in a few words or a question
         """
-        return lines(calls.run(lambda m: search_elsewhere(m, namespace, query, k, session_id)))
+        return found_elsewhere(calls, namespace, query, k, session_id)
 
     return search_memory  # type: ignore[no-any-return, unused-ignore]  # Any without strands' types
 

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator, Protocol
+from typing import BinaryIO, Callable, Generic, Iterator, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 CHUNK = 1 << 16
@@ -38,6 +38,7 @@ POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 </project>
 """
 Progress = Callable[[int, int], None]  # (bytes done, bytes in all)
+T = TypeVar("T")
 
 
 class JarError(RuntimeError):
@@ -141,48 +142,57 @@ class Repository:
         self._client.close()
 
 
-class Folder:
+class _ByName(Generic[T]):
+    """Jars in a local place, found by file name: `open` reads the one named from `found[name]`."""
+
+    def __init__(self, where: Path, found: dict[str, T]) -> None:
+        self._where = where
+        self._found = found
+
+    def describe(self) -> str:
+        return str(self._where)
+
+    def open(self, jar: LockedJar, offset: int) -> Iterator[tuple[bytes, bool]]:
+        found = self._found.get(jar.name)
+        if found is None:
+            raise JarError(f"{jar.name}: not in {self._where}")
+        for chunk in self._read(found):
+            yield chunk, False
+
+    def _read(self, found: T) -> Iterator[bytes]:
+        raise NotImplementedError
+
+
+class Folder(_ByName[Path]):
     """Jars in a folder (any depth, found by file name): a copy of `lib/`, or a Maven repository."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._files = {p.name: p for p in root.rglob("*.jar")}
+        super().__init__(root, {p.name: p for p in root.rglob("*.jar")})
 
-    def describe(self) -> str:
-        return str(self.root)
-
-    def open(self, jar: LockedJar, offset: int) -> Iterator[tuple[bytes, bool]]:
-        found = self._files.get(jar.name)
-        if found is None:
-            raise JarError(f"{jar.name}: not in {self.root}")
+    def _read(self, found: Path) -> Iterator[bytes]:
         with open(found, "rb") as fh:
             while chunk := fh.read(CHUNK):
-                yield chunk, False
+                yield chunk
 
     def close(self) -> None:
         pass
 
 
-class Archive:
+class Archive(_ByName[str]):
     """The zip archive `kg neo4j bundle` writes (the lock and the jars)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._zip = zipfile.ZipFile(path)
-        self._names = {n.rsplit("/", 1)[-1]: n for n in self._zip.namelist() if n.endswith(".jar")}
         self._lock = threading.Lock()
+        super().__init__(path, {n.rsplit("/", 1)[-1]: n for n in self._zip.namelist() if n.endswith(".jar")})
 
-    def describe(self) -> str:
-        return str(self.path)
-
-    def open(self, jar: LockedJar, offset: int) -> Iterator[tuple[bytes, bool]]:
-        member = self._names.get(jar.name)
-        if member is None:
-            raise JarError(f"{jar.name}: not in {self.path}")
+    def _read(self, found: str) -> Iterator[bytes]:
         with self._lock:  # one reader of the zip at a time
-            data = self._zip.read(member)
+            data = self._zip.read(found)
         for start in range(0, len(data), CHUNK):
-            yield data[start:start + CHUNK], False
+            yield data[start:start + CHUNK]
 
     def close(self) -> None:
         self._zip.close()

@@ -18,8 +18,8 @@ ADJUDICATE_V1 = "adjudicate-v1"
 ADJUDICATE_BATCH_V1 = "adjudicate-batch-v1"
 
 
-class Mention(Protocol):
-    """What the prompt reads of a mention (`kg.ingest.dedup.model.Mention`)."""
+class Named(Protocol):
+    """What the prompts read of a mention and of a known entity alike."""
 
     @property
     def name(self) -> str: ...
@@ -27,6 +27,12 @@ class Mention(Protocol):
     def type(self) -> str: ...
     @property
     def attributes(self) -> Mapping[str, str]: ...
+
+
+class Mention(Named, Protocol):
+    """What the prompt reads of a mention (`kg.ingest.dedup.model.Mention`): its name, type and
+    attributes, and the sentence it stood in."""
+
     @property
     def context(self) -> str: ...
 
@@ -38,17 +44,12 @@ class Profile(Protocol):
     def mention(self) -> Mention: ...
 
 
-class Entity(Protocol):
-    """What the prompt reads of a known entity (`kg.ingest.dedup.model.Entity`)."""
+class Entity(Named, Protocol):
+    """What the prompt reads of a known entity (`kg.ingest.dedup.model.Entity`): its name, type and
+    attributes, and the other names it goes by."""
 
     @property
-    def name(self) -> str: ...
-    @property
-    def type(self) -> str: ...
-    @property
     def aliases(self) -> Sequence[str]: ...
-    @property
-    def attributes(self) -> Mapping[str, str]: ...
 
 _SYSTEM_V1 = """\
 You deduplicate the entities of an AI assistant's long-term memory. A new mention could be one of \
