@@ -21,7 +21,7 @@ from kg.core.embedders.configured import embedder_for
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store
 
-from .summaries.keys import context_vectors
+from .summaries.keys import context_vectors, quoted_vector
 from .turn_keys import embed_keys, row_key
 
 PAGE = 512
@@ -69,6 +69,8 @@ async def _embed_kind(store: Store, embedder: Embedder, kind: EmbeddedKind, sett
             await store.write(kind.store, model=embedder.name, rows=rows)
         elif keys and kind.name == "turns":
             await store.write(kind.store, model=embedder.name, rows=await _turn_rows(embedder, keys, settings))
+        elif keys and kind.name == "summaries":
+            await store.write(kind.store, model=embedder.name, rows=await _summary_rows(embedder, page, limit))
         elif keys:
             vectors = await embed_async(embedder, [key[:limit] for _, key in keys])
             await store.write(kind.store, model=embedder.name, rows=[
@@ -134,6 +136,20 @@ async def reembed_fallback(settings: Settings) -> int:
         return done
     finally:
         await store.close()
+
+
+async def _summary_rows(embedder: Embedder, page: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """`summaries/set_embedding` rows: an extractive summary's vector made again of the turns it quotes
+    (`quoted_vector`, as when it was written), when all of them are still there with a vector of this
+    embedder's; any other summary's text embedded."""
+    made = {r["id"]: quoted_vector(r["quoted"]) for r in page
+            if r["text"] and r["wanted"] and len(r["quoted"]) == r["wanted"]
+            and all(len(v) == embedder.dim for v in r["quoted"])}
+    made = {i: v for i, v in made.items() if v is not None}
+    texts = [(r["id"], r["text"]) for r in page if r["text"] and r["id"] not in made]
+    embedded = await embed_async(embedder, [text[:limit] for _, text in texts]) if texts else []
+    made.update((i, v) for (i, _), v in zip(texts, embedded))
+    return [{"id": r["id"], "embedding": made[r["id"]], "text": r["text"]} for r in page if r["id"] in made]
 
 
 async def _turn_rows(embedder: Embedder, keys: list[tuple[str, str]], settings: Settings) -> list[dict[str, Any]]:

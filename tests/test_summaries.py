@@ -14,7 +14,8 @@ from kg.core.prompts.extraction import ChunkTurn
 from kg.core.prompts.summaries import Part
 from kg.core.settings.tree import LLMService, Settings
 from kg.ingest.extraction.chunking import estimate_tokens
-from kg.ingest.summaries.keys import context_texts, context_vectors
+from kg.ingest.reembed import embed_missing
+from kg.ingest.summaries.keys import context_texts, context_vectors, quoted_vector
 from kg.ingest.summaries.llm import LLMSummarizer, summarizer_for
 from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
 from kg.ingest.summaries.plan import rollup_groups, windows
@@ -141,24 +142,34 @@ async def test_close_session_summarizes_and_replaces_with_versions(memory: Async
     assert second.id in found and first.id not in found  # expired versions are never searched
 
 
-async def test_a_summary_is_searched_by_its_own_text_and_marks_its_session(memory: AsyncMemory,
-                                                                          namespace: str) -> None:
-    """The offline summarizer embeds its text while it extracts; what is stored is still the text's
-    vector, or its first `max_embed_chars` characters' when the writer cuts it."""
+async def test_a_summary_vector_is_made_of_the_turns_it_quotes_and_marks_its_session(memory: AsyncMemory,
+                                                                                   namespace: str) -> None:
+    """Closing embeds nothing: the offline summary's vector is the unit mean of the own vectors of the
+    turns it quotes (their ids kept on the node, so `kg reembed` makes it again), however the writer
+    cuts the text; a summary is found by that vector."""
     short = summarizer(memory)
     short.settings.ingest.max_embed_chars = 100
-    for session_id, writer, cut in (("whole", summarizer(memory), None), ("cut", short, 100)):
+    for session_id, writer in (("whole", summarizer(memory)), ("cut", short)):
         await memory.add_turns(namespace, session_id, messages(6))
         summary = await writer.close(namespace, session_id)
         assert summary is not None and len(summary.text) > 100
         [row] = await cypher_rows(memory, "MATCH (x:Summary {id: $id})-[:SUMMARIZES]->(s:Session) "
-                                  "RETURN x.embedding AS vector, s.summarized_count AS count, "
-                                  "s.summary_version AS version, s.status AS status", id=summary.id)
-        assert row["vector"] == memory.embedder.embed([summary.text[:cut]])[0]
+                                  "RETURN x.embedding AS vector, x.quoted_turns AS quoted, x.text AS text, "
+                                  "s.summarized_count AS count, s.summary_version AS version, s.status AS status",
+                                  id=summary.id)
+        turns = {r["id"]: r for r in await cypher_rows(
+            memory, "MATCH (t:Turn {namespace: $ns, session_id: $sid}) RETURN t.id AS id, t.text AS text, "
+            "t.embedding AS vector", ns=namespace, sid=session_id)}
+        assert row["quoted"] and set(row["quoted"]) <= set(turns)
+        assert all(" ".join(turns[t]["text"].split())[:40] in row["text"] for t in row["quoted"])  # quoted indeed
+        assert row["vector"] == pytest.approx(quoted_vector([turns[t]["vector"] for t in row["quoted"]]), abs=1e-6)
         assert (row["count"], row["version"], row["status"]) == (6, 1, "closed")
         keys = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns, session_id: $sid}) "
                                  "RETURN t.context_text AS text", ns=namespace, sid=session_id)
         assert len(keys) == 6 and all(k["text"] for k in keys)
+    row = await memory.store.read_row("retrieval/summaries_vector", namespace=namespace,
+                                      vector=memory.embedder.embed(["time-series database"])[0], k=1, as_of=None)
+    assert row["hits"]
 
 
 async def test_close_unknown_session_raises(memory: AsyncMemory, namespace: str) -> None:
@@ -269,3 +280,24 @@ async def test_llm_summarizer_through_the_http_endpoint_within_budget(
 def test_offline_is_chosen_without_an_llm() -> None:
     settings = Settings.model_validate({"memory": {"indexing": {"backend": "offline"}}})
     assert isinstance(summarizer_for(settings, embedder=None), OfflineSummarizer)  # type: ignore[arg-type]
+
+
+async def test_a_summary_vector_made_again_is_made_the_same_way(memory: AsyncMemory, namespace: str) -> None:
+    """What `kg reembed` and an import without vectors run (`embed_missing`): an extractive summary's
+    vector is made again of its quoted turns' vectors; when one of them is gone, its text is embedded."""
+    await memory.add_turns(namespace, "again", messages(6))
+    summary = await memory.close_session(namespace, "again")
+    assert summary is not None
+    read = ("MATCH (x:Summary {id: $id}) RETURN x.embedding AS vector, x.quoted_turns AS quoted, x.text AS text")
+    [before] = await cypher_rows(memory, read, id=summary.id)
+    await cypher_rows(memory, "MATCH (x:Summary {id: $id}) REMOVE x.embedding", id=summary.id)
+    counts = await embed_missing(memory.store, memory.embedder, memory.settings, namespace)
+    assert counts["summaries"] == 1
+    [again] = await cypher_rows(memory, read, id=summary.id)
+    assert again["vector"] == pytest.approx(before["vector"], abs=1e-6)
+
+    await cypher_rows(memory, "MATCH (t:Turn {id: $id}) DETACH DELETE t", id=before["quoted"][0])
+    await cypher_rows(memory, "MATCH (x:Summary {id: $id}) REMOVE x.embedding", id=summary.id)
+    await embed_missing(memory.store, memory.embedder, memory.settings, namespace)
+    [text] = await cypher_rows(memory, read, id=summary.id)
+    assert text["vector"] == pytest.approx(memory.embedder.embed([before["text"]])[0], abs=1e-6)

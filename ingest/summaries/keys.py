@@ -74,3 +74,13 @@ def context_vectors(vectors: Sequence[Sequence[float] | None], width: int, weigh
         norm = float(np.linalg.norm(key))
         out.append((key / norm if norm else own).tolist())
     return out
+
+
+def quoted_vector(vectors: Sequence[Sequence[float]]) -> list[float] | None:
+    """An extractive summary's vector: the unit mean of the vectors of the turns it quotes (closing
+    embeds nothing; `kg reembed` makes it again from the turns' new vectors). None when there are none."""
+    if not vectors:
+        return None
+    mean = np.mean(np.asarray(vectors, dtype=np.float64), axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm).tolist() if norm else None

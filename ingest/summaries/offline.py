@@ -24,6 +24,7 @@ from kg.core.prompts.summaries import EarlyVector, Part, SummaryDraft
 from kg.core.settings.memory import SummarySettings
 
 from ..extraction.offline import extract_offline
+from .keys import quoted_vector
 
 OFFLINE_PROMPT = "extractive-v1"
 QUOTE_CHARS = 320
@@ -148,8 +149,7 @@ class OfflineSummarizer:
         topics = keyphrases([t.text for t in turns], cfg.keyphrases, exclude)
         text = "\n".join([head, "Topics: " + ", ".join(topics) + "." if topics else "", *lines])
         text = SummaryDraft(text=_clip("\n".join(x for x in text.split("\n") if x), cfg.max_chars)).text
-        # The text is known: the embedder (its own thread) reads it while the extractor runs here.
-        early = EarlyVector(text, self.embedder.name, asyncio.ensure_future(embed_async(self.embedder, [text])))
+        early = self._vector(text, [turns[i].id for i in picks], [embeddings[i] for i in picks])
         found = extract_offline(ChunkInput(session_id=session_id, turns=turns))
         entities = list(dict.fromkeys([*speakers, *(e.name for e in found.entities)]))
         intent = _intent(turns)
@@ -160,6 +160,18 @@ class OfflineSummarizer:
         )
         draft.attach(early)
         return draft
+
+    def _vector(self, text: str, ids: list[str], vectors: list[list[float] | None]) -> EarlyVector:
+        """The summary's vector: the unit mean of the quoted turns' own vectors, so closing embeds
+        nothing (`quoted_vector`); when a quoted turn has none (the fallback embedder's), the text's
+        embedding, begun now: the embedder (its own thread) reads it while the extractor runs here."""
+        own = [v for v in vectors if v is not None and len(v) == self.embedder.dim]
+        vector = quoted_vector(own) if ids and len(own) == len(ids) else None
+        if vector is not None:
+            made: asyncio.Future[list[list[float]]] = asyncio.get_running_loop().create_future()
+            made.set_result([vector])
+            return EarlyVector(text, self.embedder.name, made, tuple(ids))
+        return EarlyVector(text, self.embedder.name, asyncio.ensure_future(embed_async(self.embedder, [text])))
 
     async def rollup(self, session_id: str, parts: list[Part], open_: bool) -> SummaryDraft:
         cfg = self.settings

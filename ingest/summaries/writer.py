@@ -186,7 +186,8 @@ class SessionSummarizer:
         """Write a new version of the summary in `slot`; `done`: the session's last write, which marks the
         session summarized in the same transaction."""
         text = draft.text[: self.settings.ingest.max_embed_chars]
-        [vector] = await (draft.early_vector(text, self.embedder.name) or embed_async(self.embedder, [text]))
+        early = draft.early_vector(text, self.embedder.name)
+        [vector] = await (early.vectors if early is not None else embed_async(self.embedder, [text]))
         if done is not None:
             await done.ready()
         props = {
@@ -195,6 +196,7 @@ class SessionSummarizer:
             "message_range": [covered[0].idx, covered[-1].idx + 1],
             "started_at": covered[0].ts, "ended_at": covered[-1].ts, "model": model or self.summarizer.model,
             "prompt_version": prompt_version, "embedding_model": self.embedder.name,
+            "quoted_turns": list(early.quoted) if early is not None and early.quoted else None,
         }
         prefix = "sum-" + hashlib.sha256(f"{namespace}\x1f{session_id}\x1f{slot}".encode()).hexdigest()[:20]
 

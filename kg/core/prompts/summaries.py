@@ -40,14 +40,15 @@ class SummaryDraft(BaseModel):
         """The embedding of this draft's text, started while the draft was being made."""
         self._early = early
 
-    def early_vector(self, text: str, model: str) -> asyncio.Future[list[list[float]]] | None:
-        """The attached embedding if it is of `text` by `model` (what the writer would embed), else
-        None (an attached one is cancelled: nobody waits for it)."""
+    def early_vector(self, text: str, model: str) -> EarlyVector | None:
+        """The attached vector if it stands for `text` by `model` (what the writer would embed; one made
+        of quoted turns stands for any cut of the text), else None (an attached one is cancelled:
+        nobody waits for it)."""
         early, self._early = self._early, None
         if early is None:
             return None
-        if (early.text, early.model) == (text, model):
-            return early.vectors
+        if early.model == model and (early.quoted or early.text == text):
+            return early
         early.vectors.cancel()
         return None
 
@@ -67,11 +68,13 @@ class SummaryDraft(BaseModel):
 
 @dataclass(frozen=True)
 class EarlyVector:
-    """An embedding of a summary's text begun before the summary was done (`SummaryDraft.attach`)."""
+    """A summary's vector begun before the summary was done (`SummaryDraft.attach`): the embedding of
+    its text, or, for an extractive summary, the unit mean of the turns it quotes (`quoted`)."""
 
     text: str
     model: str  # the embedder's name
     vectors: asyncio.Future[list[list[float]]]
+    quoted: tuple[str, ...] = ()  # the ids of the turns whose vectors made it (none: the text's embedding)
 
 
 @dataclass(frozen=True)
