@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from kg.core.models.turns import Role
 from kg.core.store.store import Store
 
 from .candidates import Candidate, from_epoch_us
 from .recipes import Key
 
 Revision = tuple[int, Any]
-Row = tuple[str, str, int, str | None, datetime, bool, str]  # id, session, idx, speaker, ts, follows_question, role
+Row = tuple[str, str, int, str | None, datetime, bool, Role]  # id, session, idx, speaker, ts, follows_question, role
 
 
 @dataclass
