@@ -140,12 +140,8 @@ async def reembed_fallback(settings: Settings) -> int:
 
 async def _summary_rows(embedder: Embedder, page: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
     """`summaries/set_embedding` rows: an extractive summary's vector made again of the turns it quotes
-    (`quoted_vector`, as when it was written), when all of them are still there with a vector of this
-    embedder's; any other summary's text embedded."""
-    made = {r["id"]: quoted_vector(r["quoted"]) for r in page
-            if r["text"] and r["wanted"] and len(r["quoted"]) == r["wanted"]
-            and all(len(v) == embedder.dim for v in r["quoted"])}
-    made = {i: v for i, v in made.items() if v is not None}
+    (`quoted_vector`, as when it was written), any other summary's text embedded."""
+    made = {r["id"]: v for r in page if r["text"] and (v := quoted_vector(r["quoted"], embedder.dim)) is not None}
     texts = [(r["id"], r["text"]) for r in page if r["text"] and r["id"] not in made]
     embedded = await embed_async(embedder, [text[:limit] for _, text in texts]) if texts else []
     made.update((i, v) for (i, _), v in zip(texts, embedded))

@@ -38,7 +38,7 @@ class Candidate:
     ts: datetime
     score: float
     follows_question: bool  # a short reply to the question before it (kg.ingest.summaries.keys.short_replies)
-    role: Role | None = None  # "user" or "assistant" (None: not read)
+    role: Role | None  # who said it ("user", "assistant"; `Boosts.role`)
 
 
 def _candidates(row: dict[str, Any]) -> list[Candidate]:

@@ -1,15 +1,17 @@
 // For `kg reembed`: summaries (current and expired), a page at a time (keyset on id), each with the own
-// vectors of the turns it quotes (an extractive summary's vector is their unit mean; the turns are
-// re-embedded before the summaries). $namespace: one namespace's only (null: all); $missing: only those
-// lacking that vector property (an import rebuilds what its file did not carry; null: all).
+// vectors of the turns it quotes when every one of them is still there with a vector (an extractive
+// summary's vector is their unit mean; the turns are re-embedded before the summaries), else [].
+// $namespace: one namespace's only (null: all); $missing: only those lacking that vector property
+// (an import rebuilds what its file did not carry; null: all).
 MATCH (s:Summary)
 WHERE s.id > $after
   AND ($namespace IS NULL OR s.namespace = $namespace) AND ($missing IS NULL OR s[$missing] IS NULL)
 WITH s
 ORDER BY s.id
 LIMIT $limit
-RETURN s.id AS id, s.text AS text, size(coalesce(s.quoted_turns, [])) AS wanted,
-       COLLECT { UNWIND coalesce(s.quoted_turns, []) AS quoted
-                 MATCH (t:Turn {id: quoted}) WHERE t.embedding IS NOT NULL
-                 RETURN t.embedding } AS quoted
+WITH s, coalesce(s.quoted_turns, []) AS ids
+WITH s, ids, COLLECT { UNWIND ids AS quoted
+                       MATCH (t:Turn {id: quoted}) WHERE t.embedding IS NOT NULL
+                       RETURN t.embedding } AS vectors
+RETURN s.id AS id, s.text AS text, CASE WHEN size(vectors) = size(ids) THEN vectors ELSE [] END AS quoted
 ORDER BY id

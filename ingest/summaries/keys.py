@@ -76,11 +76,14 @@ def context_vectors(vectors: Sequence[Sequence[float] | None], width: int, weigh
     return out
 
 
-def quoted_vector(vectors: Sequence[Sequence[float]]) -> list[float] | None:
+def quoted_vector(vectors: Sequence[Sequence[float] | None], dim: int) -> list[float] | None:
     """An extractive summary's vector: the unit mean of the vectors of the turns it quotes (closing
-    embeds nothing; `kg reembed` makes it again from the turns' new vectors). None when there are none."""
-    if not vectors:
+    embeds nothing; `kg reembed` makes it again from the turns' new vectors). None unless there are
+    some and each is there with `dim` dimensions (the embedder's own, not the fallback's): then the
+    summary's text is embedded instead."""
+    present = [v for v in vectors if v is not None and len(v) == dim]
+    if not present or len(present) != len(vectors):
         return None
-    mean = np.mean(np.asarray(vectors, dtype=np.float64), axis=0)
+    mean = np.mean(np.asarray(present, dtype=np.float64), axis=0)
     norm = float(np.linalg.norm(mean))
     return (mean / norm).tolist() if norm else None

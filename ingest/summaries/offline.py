@@ -165,8 +165,7 @@ class OfflineSummarizer:
         """The summary's vector: the unit mean of the quoted turns' own vectors, so closing embeds
         nothing (`quoted_vector`); when a quoted turn has none (the fallback embedder's), the text's
         embedding, begun now: the embedder (its own thread) reads it while the extractor runs here."""
-        own = [v for v in vectors if v is not None and len(v) == self.embedder.dim]
-        vector = quoted_vector(own) if ids and len(own) == len(ids) else None
+        vector = quoted_vector(vectors, self.embedder.dim)
         if vector is not None:
             made: asyncio.Future[list[list[float]]] = asyncio.get_running_loop().create_future()
             made.set_result([vector])
