@@ -87,12 +87,12 @@ async def best_hits(store: Store, name: str, column: str, score_at: int, depth: 
     versions) left fewer than `depth`, or the last kept hit scores what Lucene's last one does (a tie
     the bound may have cut; ties rank by id), it reads again, `BM25_GROWTH` times as many, then every hit."""
     limit = BM25_BOUND * depth + BM25_SLACK
-    for bound in (limit, limit * BM25_GROWTH, None):
-        row = await store.read_row(name, options={} if bound is None else {"limit": bound}, k=depth, **params)
+    for bound in (limit, limit * BM25_GROWTH):
+        row = await store.read_row(name, options={"limit": bound}, k=depth, **params)
         kept = row.get(column) or []
-        if bound is None or row.get("raw", 0) < bound or (len(kept) == depth and kept[-1][score_at] != row["floor"]):
+        if row.get("raw", 0) < bound or (len(kept) == depth and kept[-1][score_at] != row["floor"]):
             return row
-    raise AssertionError("unreachable: the last read is unbounded")
+    return await store.read_row(name, options={}, k=depth, **params)
 
 
 async def fallback_turn_list(store: Store, namespace: str, *, vector: list[float], depth: int, fetch: int,

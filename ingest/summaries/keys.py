@@ -81,9 +81,8 @@ def quoted_vector(vectors: Sequence[Sequence[float] | None], dim: int) -> list[f
     embeds nothing; `kg reembed` makes it again from the turns' new vectors). None unless there are
     some and each is there with `dim` dimensions (the embedder's own, not the fallback's): then the
     summary's text is embedded instead."""
-    present = [v for v in vectors if v is not None and len(v) == dim]
-    if not present or len(present) != len(vectors):
+    if not vectors or any(v is None or len(v) != dim for v in vectors):
         return None
-    mean = np.mean(np.asarray(present, dtype=np.float64), axis=0)
+    mean = np.mean(np.asarray(vectors, dtype=np.float64), axis=0)
     norm = float(np.linalg.norm(mean))
     return (mean / norm).tolist() if norm else None
