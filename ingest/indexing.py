@@ -25,8 +25,9 @@ from kg.core.prompts.extraction import ChunkInput, ChunkTurn, ExtractionResult
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store
 
-from .extraction.chunking import chunks_for, merge
+from .extraction.chunking import chunks_for
 from .extraction.extractor import ExtractionFailed, Extractor, Usage
+from .extraction.merging import merge
 from .session_graph import Provenance, SessionGraphWriter, Written
 
 log = logging.getLogger(__name__)

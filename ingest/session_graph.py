@@ -35,7 +35,7 @@ from .corrections.writer import CorrectionWriter
 from .dedup.model import Mention
 from .dedup.neo4j_resolver import GraphResolver, with_retries
 from .dedup.rebuild import rebuild
-from .extraction.chunking import fact_key, normalize
+from .extraction.merging import fact_key, normalize
 from .facts import FactWriter
 from .reconcile import Asserted, event_ids, reason, stale
 from .relationships import RelationshipWriter

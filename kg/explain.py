@@ -10,15 +10,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from kg.core.models import trust as views
 from kg.core.models.facts import predicate_key
-from kg.core.models.trust import (
-    ConfidenceParts,
-    CorrectionChange,
-    Explanation,
-    HeldMerge,
-    QuotedTurn,
-    StatementEvent,
-)
 from kg.core.models.values import native, native_props
 from kg.core.settings.tree import Settings
 from kg.ingest.facts import event_of as fact_event
@@ -60,16 +53,16 @@ def change_of(event: Mapping[str, Any]) -> str | None:
 
 
 def statement_event(kind: str, subject: str, row: Mapping[str, Any], effect: str, settings: Settings,
-                    withdrawn_by: str | None = None, roles: Sequence[str] = ()) -> StatementEvent:
+                    withdrawn_by: str | None = None, roles: Sequence[str] = ()) -> views.StatementEvent:
     props = native_props(row, drop=("quoted", "evidence", "namespace"))
     obj = props.get("object_value") if kind == "fact" else props.get("object_key") or props.get("object_id")
     source = props.get("source") or "stated"
-    return StatementEvent.model_validate({
+    return views.StatementEvent.model_validate({
         **props, "kind": kind, "subject": subject, "predicate": props.get("predicate") or props.get("relation"),
         "object": obj or "", "change": change_of(props), "effect": effect, "roles": list(roles),
         "trust": props.get("trust") or "trusted", "source": source,
         "confidence": settings.memory.confidence.base.get(source, 0.0), "withdrawn_by": withdrawn_by,
-        "evidence": [QuotedTurn.model_validate({**native_props(t), "trust": t.get("trust") or "trusted"})
+        "evidence": [views.QuotedTurn.model_validate({**native_props(t), "trust": t.get("trust") or "trusted"})
                      for t in row.get("quoted") or [] if t.get("id") is not None],
     })
 
@@ -91,17 +84,17 @@ def _roles(event: FactEvent, fact: Mapping[str, Any], value: str, span: Span | N
     return roles
 
 
-def confidence_parts(fact: Mapping[str, Any], ended: bool, at: datetime, settings: Settings) -> ConfidenceParts:
+def confidence_parts(fact: Mapping[str, Any], ended: bool, at: datetime, settings: Settings) -> views.ConfidenceParts:
     cfg = settings.memory.confidence
     source, count = fact.get("source") or "stated", fact.get("reinforcement_count") or 0
     touched = last_touch(at, fact["recorded_at"], fact.get("last_reinforced_at"), fact.get("last_accessed_at"))
     fresh = staleness(0.0 if touched is None else (at - touched) / _DAY, cfg)
     base, boost = cfg.base.get(source, 0.0), reinforcement_boost(count, cfg)
-    return ConfidenceParts(source=source, base=base, reinforcement_count=count, reinforcement=boost,
+    return views.ConfidenceParts(source=source, base=base, reinforcement_count=count, reinforcement=boost,
                            staleness=fresh, ended=ended, value=0.0 if ended else base * boost * fresh)
 
 
-def explanation(namespace: str, row: Mapping[str, Any], at: datetime, settings: Settings) -> Explanation:
+def explanation(namespace: str, row: Mapping[str, Any], at: datetime, settings: Settings) -> views.Explanation:
     """The version of `row` (an `events/statement_chain` row) and the chain of events that made it what it is."""
     kind, value, predicate = row["kind"], row["value"], row["predicate"]
     fact = native_props(row["statement"])
@@ -127,7 +120,7 @@ def explanation(namespace: str, row: Mapping[str, Any], at: datetime, settings: 
             else "current"
     else:
         status = "expired" if expired else "ended" if ended else "current"
-    return Explanation(
+    return views.Explanation(
         id=fact["id"], kind=kind, namespace=namespace, subject=row["subject"], predicate=predicate,
         object=row["object"], status=status, valid_from=fact["valid_from"], valid_to=valid_to,
         recorded_at=fact["recorded_at"], expired_at=fact.get("expired_at"), trust=fact.get("trust") or "trusted",
@@ -138,19 +131,19 @@ def explanation(namespace: str, row: Mapping[str, Any], at: datetime, settings: 
 
 
 def changes_of(rows: Sequence[Mapping[str, Any]], since: datetime, settings: Settings
-               ) -> tuple[list[StatementEvent], list[CorrectionChange], list[HeldMerge]]:
+               ) -> tuple[list[views.StatementEvent], list[views.CorrectionChange], list[views.HeldMerge]]:
     """From `events/changes_since` rows: the events since `since` that ended, held or restored a statement
     (withdrawals, rewinds, reverts, confirmations), newest first, the corrections invalidated and
     the entity merges held."""
-    found: list[StatementEvent] = []
-    corrections: list[CorrectionChange] = []
-    merges = [HeldMerge.model_validate(native_props(m)) for row in rows if row["kind"] == "merge"
+    found: list[views.StatementEvent] = []
+    corrections: list[views.CorrectionChange] = []
+    merges = [views.HeldMerge.model_validate(native_props(m)) for row in rows if row["kind"] == "merge"
               for m in row["merges"]]
     for row in rows:
         if row["kind"] == "merge":
             continue
         if row["kind"] == "correction":
-            corrections += [CorrectionChange.model_validate({
+            corrections += [views.CorrectionChange.model_validate({
                 **native_props(c), "reason": c["invalidated_reason"], "by": c.get("invalidated_by"),
                 "trust": c.get("trust") or "trusted"}) for c in row["corrections"]]
             continue

@@ -22,8 +22,9 @@ from kg.core.prompts.extraction import (
 )
 from kg.core.prompts.registry import PROMPTS, prompt, versions
 from kg.core.settings.memory import IndexingSettings
-from kg.ingest.extraction.chunking import chunks_for, estimate_tokens, merge, plan_chunks, turn_tokens
+from kg.ingest.extraction.chunking import chunks_for, estimate_tokens, plan_chunks, turn_tokens
 from kg.ingest.extraction.extractor import Extractor, Usage
+from kg.ingest.extraction.merging import merge
 from kg.ingest.extraction.offline import OfflineExtractor, extract_offline
 from tests.extraction_samples import T0, chunk, turns
 

@@ -114,32 +114,30 @@ ORG_ABBREVIATIONS: dict[str, str] = {
 
 PLACE_ABBREVIATIONS: dict[str, str] = {"st": "saint", "ste": "sainte", "ft": "fort", "mt": "mount", "pt": "port"}
 
-# Folded alias -> canonical place name (also folded). Endonyms, exonyms and common nicknames.
-PLACE_ALIASES: dict[str, str] = {
-    "usa": "united states", "us": "united states", "america": "united states",
-    "united states of america": "united states", "uk": "united kingdom", "britain": "united kingdom",
-    "great britain": "united kingdom", "uae": "united arab emirates", "holland": "netherlands",
-    "deutschland": "germany", "espana": "spain", "italia": "italy", "nippon": "japan",
-    "nyc": "new york city", "big apple": "new york city", "new york": "new york city",
-    "la": "los angeles", "san fran": "san francisco", "frisco": "san francisco", "sf": "san francisco",
-    "philly": "philadelphia", "nola": "new orleans", "big easy": "new orleans", "vegas": "las vegas",
-    "chi town": "chicago", "chitown": "chicago", "dc": "washington", "washington dc": "washington",
-    "cincy": "cincinnati", "okc": "oklahoma city", "sac": "sacramento", "sactown": "sacramento",
-    "nawlins": "new orleans", "motown": "detroit", "beantown": "boston", "atl": "atlanta",
-    "joburg": "johannesburg", "jozi": "johannesburg", "jhb": "johannesburg", "cpt": "cape town",
-    "saigon": "ho chi minh city", "hcmc": "ho chi minh city", "hk": "hong kong",
-    "bombay": "mumbai", "calcutta": "kolkata", "madras": "chennai", "peking": "beijing",
-    "canton": "guangzhou", "rangoon": "yangon", "constantinople": "istanbul",
-    "munchen": "munich", "koln": "cologne", "nurnberg": "nuremberg", "wien": "vienna",
-    "firenze": "florence", "milano": "milan", "torino": "turin", "roma": "rome", "napoli": "naples",
-    "venezia": "venice", "genova": "genoa", "lisboa": "lisbon", "praha": "prague",
-    "geneve": "geneva", "genf": "geneva", "zurich": "zurich", "bruxelles": "brussels",
-    "brussel": "brussels", "antwerpen": "antwerp", "den haag": "the hague", "s gravenhage": "the hague",
-    "kobenhavn": "copenhagen", "moskva": "moscow", "warszawa": "warsaw", "krakow": "cracow",
-    "athina": "athens", "sevilla": "seville", "al qahira": "cairo", "st petersburg": "saint petersburg",
-    "petersburg": "saint petersburg", "ciudad de mexico": "mexico city", "cdmx": "mexico city",
-    "rio": "rio de janeiro", "sao paulo": "sao paulo", "bkk": "bangkok", "krung thep": "bangkok",
+# Canonical place name (folded) -> its folded aliases: endonyms, exonyms and common nicknames.
+_PLACES: dict[str, tuple[str, ...]] = {
+    "united states": ("usa", "us", "america", "united states of america"),
+    "united kingdom": ("uk", "britain", "great britain"), "united arab emirates": ("uae",),
+    "netherlands": ("holland",), "germany": ("deutschland",), "spain": ("espana",), "italy": ("italia",),
+    "japan": ("nippon",), "new york city": ("nyc", "big apple", "new york"), "los angeles": ("la",),
+    "san francisco": ("san fran", "frisco", "sf"), "philadelphia": ("philly",),
+    "new orleans": ("nola", "big easy", "nawlins"), "las vegas": ("vegas",), "chicago": ("chi town", "chitown"),
+    "washington": ("dc", "washington dc"), "cincinnati": ("cincy",), "oklahoma city": ("okc",),
+    "sacramento": ("sac", "sactown"), "detroit": ("motown",), "boston": ("beantown",), "atlanta": ("atl",),
+    "johannesburg": ("joburg", "jozi", "jhb"), "cape town": ("cpt",), "ho chi minh city": ("saigon", "hcmc"),
+    "hong kong": ("hk",), "mumbai": ("bombay",), "kolkata": ("calcutta",), "chennai": ("madras",),
+    "beijing": ("peking",), "guangzhou": ("canton",), "yangon": ("rangoon",), "istanbul": ("constantinople",),
+    "munich": ("munchen",), "cologne": ("koln",), "nuremberg": ("nurnberg",), "vienna": ("wien",),
+    "florence": ("firenze",), "milan": ("milano",), "turin": ("torino",), "rome": ("roma",),
+    "naples": ("napoli",), "venice": ("venezia",), "genoa": ("genova",), "lisbon": ("lisboa",),
+    "prague": ("praha",), "geneva": ("geneve", "genf"), "zurich": ("zurich",),
+    "brussels": ("bruxelles", "brussel"), "antwerp": ("antwerpen",), "the hague": ("den haag", "s gravenhage"),
+    "copenhagen": ("kobenhavn",), "moscow": ("moskva",), "warsaw": ("warszawa",), "cracow": ("krakow",),
+    "athens": ("athina",), "seville": ("sevilla",), "cairo": ("al qahira",),
+    "saint petersburg": ("st petersburg", "petersburg"), "mexico city": ("ciudad de mexico", "cdmx"),
+    "rio de janeiro": ("rio",), "sao paulo": ("sao paulo",), "bangkok": ("bkk", "krung thep"),
 }
+PLACE_ALIASES: dict[str, str] = {alias: place for place, aliases in _PLACES.items() for alias in aliases}
 
 ARTICLES: frozenset[str] = frozenset({"the", "a", "an"})
 # Words that only say "this is an order": "order no. 51787" is the order "51787".

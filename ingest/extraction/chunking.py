@@ -1,9 +1,10 @@
-"""Routing a session to extraction requests by size, and merging the answers back.
+"""Routing a session to extraction requests by size; `merging` then counts an item seen in
+several chunks once.
 
 A session whose turns fit `memory.indexing.chunk_token_budget` is one request. A longer one is
 split on turn boundaries into chunks of at most that budget, each repeating the last
 `chunk_overlap` share of the previous chunk so that a statement and its context straddling a
-boundary is seen whole at least once. `merge` then counts an item seen in several chunks once.
+boundary is seen whole at least once.
 
 Token counts are estimated offline (about four characters per token, plus the per-turn wrapper
 the prompt adds); the budget bounds the turns only, not the fixed prompt and schema.
@@ -11,22 +12,9 @@ the prompt adds); the budget bounds the turns only, not the fixed prompt and sch
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Iterable
 
-from pydantic import BaseModel
-
-from kg.core.prompts.extraction import (
-    ChunkInput,
-    ChunkTurn,
-    ExtractedCorrection,
-    ExtractedDecision,
-    ExtractedEntity,
-    ExtractedFact,
-    ExtractedRelationship,
-    ExtractionResult,
-)
+from kg.core.prompts.extraction import ChunkInput, ChunkTurn
 from kg.core.settings.memory import IndexingSettings
 
 CHARS_PER_TOKEN = 4
@@ -112,91 +100,3 @@ def _bounds(sizes: list[int], budget: int, overlap_tokens: int) -> list[tuple[in
             carried -= sizes[nxt]
             nxt += 1
         start = nxt
-
-
-# --- merging -----------------------------------------------------------------------------
-
-_PUNCT = re.compile(r"[^\w\s@#.+-]")
-
-
-def normalize(text: str) -> str:
-    """The comparison key of a name or sentence: case, spacing and stray punctuation ignored."""
-    return " ".join(_PUNCT.sub(" ", text.casefold()).split()).strip(" .")
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def _union(a: list[str], b: list[str]) -> list[str]:
-    return list(dict.fromkeys([*a, *b]))
-
-
-def _merge_entity(a: ExtractedEntity, b: ExtractedEntity) -> ExtractedEntity:
-    aliases = [x for x in _union(a.aliases, [b.name, *b.aliases]) if normalize(x) != normalize(a.name)]
-    return a.model_copy(
-        update={
-            "type": a.type if a.type != "other" else b.type,
-            "attributes": {**b.attributes, **a.attributes},
-            "aliases": aliases,
-            "evidence_turn_ids": _union(a.evidence_turn_ids, b.evidence_turn_ids),
-        }
-    )
-
-
-def _merge_evidence(a: M, b: M) -> M:
-    update: dict = {"evidence_turn_ids": _union(a.evidence_turn_ids, b.evidence_turn_ids)}  # type: ignore[attr-defined]
-    if isinstance(a, ExtractedFact) and isinstance(b, ExtractedFact):
-        update["quote"] = a.quote or b.quote
-        update["valid_from"] = a.valid_from or b.valid_from
-    return a.model_copy(update=update)
-
-
-def _merge_entities(items: Iterable[ExtractedEntity]) -> list[ExtractedEntity]:
-    merged: list[ExtractedEntity] = []
-    index: dict[str, int] = {}
-    for item in items:
-        keys = [normalize(item.name), *(normalize(a) for a in item.aliases)]
-        hit = next((index[k] for k in keys if k in index), None)
-        if hit is None:
-            hit = len(merged)
-            merged.append(item)
-        else:
-            merged[hit] = _merge_entity(merged[hit], item)
-        for k in [normalize(merged[hit].name), *(normalize(a) for a in merged[hit].aliases), *keys]:
-            index.setdefault(k, hit)
-    return merged
-
-
-def _merge_keyed(items: Iterable[M], key) -> list[M]:
-    merged: dict[tuple, M] = {}
-    for item in items:
-        k = key(item)
-        merged[k] = _merge_evidence(merged[k], item) if k in merged else item
-    return list(merged.values())
-
-
-def fact_key(f: ExtractedFact) -> tuple:
-    return (normalize(f.subject), f.predicate, normalize(f.object), f.retracts)
-
-
-def relationship_key(r: ExtractedRelationship) -> tuple:
-    return (normalize(r.from_), r.relation, normalize(r.to), r.retracts)
-
-
-def correction_key(c: ExtractedCorrection) -> tuple:
-    return (normalize(c.rule_text),)
-
-
-def decision_key(d: ExtractedDecision) -> tuple:
-    return (normalize(d.text),)
-
-
-def merge(results: Sequence[ExtractionResult]) -> ExtractionResult:
-    """One result for a session: items found in several (overlapping) chunks appear once."""
-    return ExtractionResult(
-        entities=_merge_entities(e for r in results for e in r.entities),
-        facts=_merge_keyed((f for r in results for f in r.facts), fact_key),
-        relationships=_merge_keyed((x for r in results for x in r.relationships), relationship_key),
-        corrections=_merge_keyed((c for r in results for c in r.corrections), correction_key),
-        decisions=_merge_keyed((d for r in results for d in r.decisions), decision_key),
-    )

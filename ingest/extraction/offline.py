@@ -38,8 +38,8 @@ from kg.core.prompts.extraction import (
     snake_case,
 )
 
-from .chunking import merge
 from .extractor import Usage
+from .merging import merge
 
 OFFLINE_V1 = "offline-v1"
 USER_ROLES = frozenset({"user", "human"})

@@ -1,7 +1,8 @@
 """The pydantic models and rules that cross the public API, one module per domain: turns and sessions
-(`turns`), facts, relationships, corrections (and how one weighs, `correction_weight`), recall, trust,
-signals, indexing, jobs, the parameter lists of every door (`requests`), the limits on what a caller
-may send (`limits`), the words every door shares (`vocabulary`) and the export format (`export`).
+(`turns`), facts, relationships, what every version of either carries (`versions`), corrections (and
+how one weighs, `correction_weight`), recall, trust, signals, indexing, jobs, the parameter lists of
+every door (`requests`), the limits on what a caller may send (`limits`), the words every door
+shares (`vocabulary`) and the export format (`export`).
 
 `kg.core.models.Message` and the other turn models are re-exported here, where the docs point users.
 """

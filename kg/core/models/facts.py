@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from kg.core.vocabulary import Trust
+from kg.core.models.versions import Version
 
 # held: an untrusted statement that would change a trusted one, kept aside until confirmed
 Decision = Literal["added", "reinforced", "superseded", "retracted", "noop", "held"]
@@ -81,20 +81,13 @@ class FactChange(BaseModel):
     reason: str | None = None
 
 
-class FactView(BaseModel):
+class FactView(Version):
     """One fact version as believed at `known_at`, seen at valid time `as_of`."""
 
-    id: str
-    namespace: str
-    subject: str
     subject_key: str
     predicate: str
     object_value: str
     object_entity_id: str | None = None
-    valid_from: datetime
-    valid_to: datetime | None = None
-    recorded_at: datetime
-    expired_at: datetime | None = None
     source: str
     reinforcement_count: int = 0
     last_reinforced_at: datetime | None = None
@@ -102,7 +95,6 @@ class FactView(BaseModel):
     extractor: str | None = None
     prompt_version: str | None = None
     lineage_id: str
-    trust: Trust = "trusted"  # untrusted: opened by an untrusted write, not confirmed
     status: FactStatus
     superseded_by: str | None = None  # id of the believed fact whose start ended this one
     confidence: float

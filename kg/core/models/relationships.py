@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from kg.core.models.facts import StatementResult
-from kg.core.vocabulary import Trust
+from kg.core.models.versions import Version
 
 RelationshipStatus = Literal["current", "ended", "expired"]  # expired: belief replaced this version
 
@@ -20,21 +20,14 @@ class RelateResult(StatementResult):
     edge_ids: list[str]  # every version created or reinforced
 
 
-class RelationshipView(BaseModel):
+class RelationshipView(Version):
     """One edge version `subject -[type]-> object` as believed at `known_at`, seen at `as_of`."""
 
-    id: str
-    namespace: str
-    subject: str
     subject_key: str
     type: str
     object: str
     object_key: str
     object_id: str
-    valid_from: datetime
-    valid_to: datetime | None = None
-    recorded_at: datetime
-    expired_at: datetime | None = None
     source: str = "stated"
     lineage_id: str
     supersedes_id: str | None = None  # the version of the old target this one's start ended
@@ -44,5 +37,4 @@ class RelationshipView(BaseModel):
     sessions: list[str] = Field(default_factory=list)
     extractor: str | None = None
     prompt_version: str | None = None
-    trust: Trust = "trusted"  # untrusted: opened by an untrusted write, not confirmed
     status: RelationshipStatus

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from kg.core.models.versions import Version
 from kg.core.vocabulary import Op, Trust
 
 StatementKind = Literal["fact", "relationship"]
@@ -74,22 +75,14 @@ class StatementEvent(BaseModel):
     evidence: list[QuotedTurn] = Field(default_factory=list)
 
 
-class Explanation(BaseModel):
+class Explanation(Version):
     """Why a fact or relationship version is current, ended or superseded: the version, its
     confidence in parts, and the chain of its subject+predicate's events, oldest learned first."""
 
-    id: str
     kind: StatementKind
-    namespace: str
-    subject: str
     predicate: str
     object: str
     status: str
-    valid_from: datetime
-    valid_to: datetime | None = None
-    recorded_at: datetime
-    expired_at: datetime | None = None
-    trust: Trust = "trusted"
     superseded_by: str | None = None
     confidence: ConfidenceParts
     events: list[StatementEvent]
