@@ -37,13 +37,13 @@ class VectorSink(Protocol):
     def turns_written(self, namespace: str, session_id: str, revision: Revision, rows: list[list[Any]],
                       new: bool) -> None:
         """`rows`: [id, session_id, idx, speaker, ts in epoch µs, follows_question, embedding,
-        context_embedding, passage_embeddings], appended at the session's end; `new`: the session
-        had no turns before."""
+        context_embedding, passage_embeddings, role, key_text, context_text], appended at the
+        session's end; `new`: the session had no turns before."""
 
     def contexts_written(self, namespace: str, session_id: str, revision: Revision,
-                         keys: dict[str, tuple[list[float] | None, bool]]) -> None:
+                         keys: dict[str, tuple[list[float] | None, bool, str]]) -> None:
         """The session's turns' new context keys, by turn id: the key's vector (None: the turn's own
-        stands in) and whether the turn before it asked a question."""
+        stands in), whether the turn before it asked a question, and the key's text."""
 
 
 def revisions(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Revision]:
@@ -305,7 +305,7 @@ class TurnWriter:
                 now_at = revisions(await tx.run("sessions/vector_revisions", sessions=[list(k) for k in told]))
                 for key in told:
                     vectors = [[r["id"], r["session_id"], r["idx"], r["speaker"], epoch_us(r["ts"]), False,
-                                r["embedding"], None, r["passages"], r["role"]]
+                                r["embedding"], None, r["passages"], r["role"], r["key_text"], None]
                                for r in rows if (r["namespace"], r["session_id"]) == key and not r["fallback"]]
                     heard.append((key, now_at[key], vectors, state[key]["message_count"] == 0))
             return len(rows)

@@ -45,7 +45,7 @@ from .fusion import best_per_group, group_scores, later_first, ranking, rrf
 from .recipes import RECIPES, Key, Method, Recipe
 from .rerank import Reranker, local_reranker, passage, rerank
 from .session_signals import session_signals
-from .turns import lucene_escape
+from .turns import bounded, lucene_escape
 from .vectors import NamespaceVectors, unit_rows
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,8 @@ class Retriever:
         window = time_window(query, asked) if recipe.boosts.time else None
         dense = any(m == "vector" for m, _ in recipe.lists)
         needs_vector = dense or recipe.two_stage
-        lucene = lucene_escape(content_terms(query) if recipe.content_words else query)
+        words = content_terms(query) if recipe.content_words else query
+        lucene = lucene_escape(words)
         size, total = 0, 0
         if needs_vector:
             # The query is embedded first: on a small machine, embedding while the lists run only
@@ -142,6 +143,8 @@ class Retriever:
                                                 embedded.degraded)
             else:
                 size, total = await sizing
+        else:  # the size decides BM25 from the namespace's own statistics too
+            size, total = await self.sizes.counts(namespace)
         exact = self.vector_search.exact("turns", size)
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
         fetch = cand.overfetch(depth, size, total)  # index hits for about `depth` in this namespace
@@ -151,8 +154,20 @@ class Retriever:
             if m == "vector" and exact and self.vectors is not None:
                 assert vector is not None
                 return self.vectors.search(namespace, key, vector, depth, as_of)
+            if m == "fulltext" and exact and self.vectors is not None:
+                return own_statistics(key)
             return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
                                   exact=exact, as_of=as_of, fetch=fetch, alone=alone)
+
+        async def own_statistics(key: Key) -> list[cand.Candidate]:
+            """BM25 from the namespace's own documents (kg.queries.keywords), as Lucene would rank
+            them were the namespace alone; the index's list while the cache lacks some turn."""
+            assert self.vectors is not None
+            found = await self.vectors.keyword_search(namespace, key, bounded(words), depth, as_of)
+            if found is not None:
+                return found
+            return await cand.turn_list(self.store, "fulltext", key, namespace, vector=vector, lucene=lucene,
+                                        depth=depth, exact=exact, as_of=as_of, fetch=fetch, alone=alone)
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
             return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,

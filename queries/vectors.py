@@ -1,11 +1,14 @@
-"""Small namespaces' turn vectors held in memory, for exact dense search without a store scan.
+"""Small namespaces' turns held in memory: their vectors, for exact dense search without a store
+scan, and their keys' terms, for BM25 with the namespace's own statistics (`kg.queries.keywords`).
 
 Neo4j stays the source of truth. Every write of a turn vector (a new turn, a context key, a
 re-embed) bumps its session's `vectors_rev` in the same transaction, so before each search the
 cache reads the namespace's session revisions (one small query) and reloads only the sessions
 whose revision changed, dropping those that are gone. The revisions are read before the rows, so
 a write landing in between is seen as a change next time, never hidden. Namespaces are evicted
-least recently used once the cache holds more than `max_turns` turns.
+least recently used once the cache holds more than `max_turns` turns. The cache holds the turns
+that have a vector; while a session has a turn without one (written while the embedder was down),
+the namespace's keyword lists are left to the fulltext indexes.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 from kg.core.models.turns import Role
 from kg.core.store.store import Store
 
+from . import keywords
 from .candidates import Candidate, from_epoch_us
 from .recipes import Key
 
@@ -31,7 +35,7 @@ Row = tuple[str, str, int, str | None, datetime, bool, Role]  # id, session, idx
 @dataclass
 class _Block:
     """One session's turns: metadata and unit-length vectors (own key's first part, context key),
-    and the later parts of long keys with the row each belongs to."""
+    the later parts of long keys with the row each belongs to, and each key's terms."""
 
     revision: Revision
     rows: list[Row]
@@ -39,6 +43,7 @@ class _Block:
     context: np.ndarray
     passages: np.ndarray
     owners: np.ndarray  # the row (in this block) of each passage
+    terms: dict[Key, keywords.Postings]
 
 
 @dataclass
@@ -49,11 +54,22 @@ class _Namespace:
     matrices: dict[Key, np.ndarray]
     passages: np.ndarray
     owners: np.ndarray  # the row (in the namespace) of each passage
+    complete: bool = True  # every turn of every session is held (each has a vector)
     _at: dict[str, int] | None = None
+    _terms: dict[Key, keywords.Postings] | None = None
 
     @property
     def size(self) -> int:
         return len(self.rows)
+
+    def terms(self, key: Key) -> keywords.Postings:
+        """The namespace's postings on `key`, joined on first use."""
+        if self._terms is None:
+            ordered = [self.blocks[s] for s in sorted(self.blocks)]
+            starts = np.cumsum([0] + [len(b.rows) for b in ordered])[:-1]
+            self._terms = {k: keywords.joined([(b.terms[k], int(at)) for b, at in zip(ordered, starts)], self.size)
+                           for k in ("turn", "context")}
+        return self._terms[key]
 
     def positions(self) -> dict[str, int]:
         """Each turn id's row, built on first use."""
@@ -83,7 +99,7 @@ def unit_rows(rows: list[list[float]] | np.ndarray) -> np.ndarray:
     return m / np.where(norms == 0, 1.0, norms)
 
 
-def _join(blocks: dict[str, _Block]) -> _Namespace:
+def _join(blocks: dict[str, _Block], complete: bool) -> _Namespace:
     ordered = [blocks[s] for s in sorted(blocks)]
     rows = [r for b in ordered for r in b.rows]
     matrices: dict[Key, np.ndarray] = {}
@@ -95,7 +111,7 @@ def _join(blocks: dict[str, _Block]) -> _Namespace:
     long = [(b, start) for b, start in zip(ordered, starts) if len(b.owners)]
     passages = np.concatenate([b.passages for b, _ in long]) if long else np.zeros((0, 0), dtype=np.float32)
     owners = np.concatenate([b.owners + start for b, start in long]) if long else np.zeros(0, dtype=np.int64)
-    return _Namespace(blocks, rows, ts, matrices, passages, owners)
+    return _Namespace(blocks, rows, ts, matrices, passages, owners, complete)
 
 
 class NamespaceVectors:
@@ -124,13 +140,21 @@ class NamespaceVectors:
         scores = np.round((1.0 + cosines) / 2, SCORE_DECIMALS)
         if as_of is not None:
             scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
-        out = []
-        for i in ranked(scores, [r[0] for r in space.rows], depth):
-            if not np.isfinite(scores[i]):
-                break
-            tid, session_id, idx, speaker, ts, follows, role = space.rows[i]
-            out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows, role))
-        return out
+        return _best(space, scores, depth)
+
+    async def keyword_search(self, namespace: str, key: Key, query: str, depth: int, as_of: datetime | None
+                             ) -> list[Candidate] | None:
+        """The `depth` best turns by BM25 on `key` with the namespace's own statistics, as the
+        fulltext list ranks them (score, then id; turns that match no term are left out); None
+        while the cache does not hold every turn of the namespace."""
+        space = await self._current(namespace)
+        if not space.complete:
+            return None
+        scores = keywords.scores(space.terms(key), query)
+        scores = np.where(scores > 0, scores, -np.inf)
+        if as_of is not None:
+            scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
+        return _best(space, scores, depth)
 
     def turn_vectors(self, namespace: str, ids: list[str]) -> dict[str, list[Any]] | None:
         """Rows as `retrieval/turn_vectors` gives them ([id, role, own vector, later parts
@@ -154,20 +178,22 @@ class NamespaceVectors:
         lock = self._locks.setdefault(namespace, asyncio.Lock())
         async with lock:  # one refresh per namespace at a time; searches of a fresh one wait briefly
             row = await self.store.read_row("retrieval/vector_revisions", namespace=namespace)
-            revisions = {s: (int(rev), changed) for s, rev, changed in row.get("sessions", [])}
+            revisions = {s: (int(rev), changed) for s, rev, changed, _ in row.get("sessions", [])}
+            counts = {s: int(n or 0) for s, _, _, n in row.get("sessions", [])}
             space = self._spaces.get(namespace)
             blocks = dict(space.blocks) if space else {}
             stale = [s for s, rev in revisions.items() if s not in blocks or blocks[s].revision != rev]
             gone = [s for s in blocks if s not in revisions]
-            if space is not None and not stale and not gone:
-                self._spaces.move_to_end(namespace)
-                return space
             for s in gone:
                 del blocks[s]
             if stale:
                 loaded = await self.store.read_row("retrieval/vector_rows", namespace=namespace, sessions=stale)
                 blocks.update(_blocks(loaded.get("rows", []), {s: revisions[s] for s in stale}))
-            self._keep(namespace, blocks)
+            complete = all(len(b.rows) >= counts.get(s, 0) for s, b in blocks.items())
+            if space is not None and not stale and not gone and space.complete == complete:
+                self._spaces.move_to_end(namespace)
+                return space
+            self._keep(namespace, blocks, complete)
             return self._spaces[namespace]
 
     # -- what writes in this process committed (kg.ingest.turns.VectorSink) --------------------------
@@ -185,35 +211,49 @@ class NamespaceVectors:
             blocks[session_id] = _blocks(rows, {session_id: revision})[session_id]
         else:
             return
-        self._keep(namespace, blocks)
+        self._keep(namespace, blocks, space.complete if space else True)
 
     def contexts_written(self, namespace: str, session_id: str, revision: Revision,
-                         keys: dict[str, tuple[list[float] | None, bool]]) -> None:
-        """New context keys of a session's turns (a session closed): their vectors, and whether the
-        turn before each asked a question; taken as `turns_written` is."""
+                         keys: dict[str, tuple[list[float] | None, bool, str]]) -> None:
+        """New context keys of a session's turns (a session closed): their vectors, whether the turn
+        before each asked a question, and their texts; taken as `turns_written` is."""
         space = self._spaces.get(namespace)
         held = space.blocks.get(session_id) if space else None
         if space is None or held is None or held.revision[0] != revision[0] - 1:
             return
         context = held.context.copy()
         rows = list(held.rows)
+        texts: dict[int, str | None] = {}
         for i, row in enumerate(held.rows):
             if row[0] in keys:
-                vector, follows = keys[row[0]]
+                vector, follows, text = keys[row[0]]
                 if vector is not None:
                     context[i] = unit_rows([vector])[0]
                 rows[i] = (*row[:5], follows, row[6])
-        self._keep(namespace, {**space.blocks, session_id: _Block(revision, rows, held.turn, context,
-                                                                   held.passages, held.owners)})
+                texts[i] = text
+        terms = {**held.terms, "context": keywords.replaced(held.terms["context"], texts)}
+        block = _Block(revision, rows, held.turn, context, held.passages, held.owners, terms)
+        self._keep(namespace, {**space.blocks, session_id: block}, space.complete)
 
-    def _keep(self, namespace: str, blocks: dict[str, _Block]) -> None:
-        self._spaces[namespace] = _join(blocks)
+    def _keep(self, namespace: str, blocks: dict[str, _Block], complete: bool) -> None:
+        self._spaces[namespace] = _join(blocks, complete)
         self._spaces.move_to_end(namespace)
         self._evict()
 
     def _evict(self) -> None:
         while len(self._spaces) > 1 and sum(s.size for s in self._spaces.values()) > self.max_turns:
             self._spaces.popitem(last=False)
+
+
+def _best(space: _Namespace, scores: np.ndarray, depth: int) -> list[Candidate]:
+    """The `depth` best rows by score (then id), as candidates; rows scored -inf are left out."""
+    out = []
+    for i in ranked(scores, [r[0] for r in space.rows], depth):
+        if not np.isfinite(scores[i]):
+            break
+        tid, session_id, idx, speaker, ts, follows, role = space.rows[i]
+        out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows, role))
+    return out
 
 
 def _extended(held: _Block, more: _Block, revision: Revision) -> _Block:
@@ -223,12 +263,13 @@ def _extended(held: _Block, more: _Block, revision: Revision) -> _Block:
     return _Block(revision, held.rows + more.rows, np.concatenate([held.turn, more.turn]),
                   np.concatenate([held.context, more.context]),
                   np.concatenate([held.passages, more.passages]) if len(more.owners) else held.passages,
-                  np.concatenate([held.owners, more.owners + len(held.rows)]) if len(more.owners) else held.owners)
+                  np.concatenate([held.owners, more.owners + len(held.rows)]) if len(more.owners) else held.owners,
+                  {k: keywords.appended(held.terms[k], more.terms[k]) for k in held.terms})
 
 
 def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, _Block]:
     """Rows of [id, session, idx, speaker, ts µs, follows_question, embedding, context_embedding,
-    passage_embeddings (flattened, or null), role]."""
+    passage_embeddings (flattened, or null), role, key_text, context_text]."""
     by_session: dict[str, list[list[Any]]] = {s: [] for s in revisions}
     for r in rows:
         by_session[r[1]].append(r)
@@ -242,5 +283,7 @@ def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, 
         parts = [(i, np.asarray(r[8], dtype=np.float32).reshape(-1, dim)) for i, r in enumerate(members) if r[8]]
         passages = unit_rows(np.concatenate([p for _, p in parts])) if parts else np.zeros((0, dim), np.float32)
         owners = np.concatenate([np.full(len(p), i) for i, p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        out[s] = _Block(revisions[s], meta, turn, context, passages, owners)
+        terms = {"turn": keywords.postings([r[10] for r in members]),
+                 "context": keywords.postings([r[11] for r in members])}
+        out[s] = _Block(revisions[s], meta, turn, context, passages, owners, terms)
     return out

@@ -176,7 +176,8 @@ class SessionSummarizer:
             if self.sink is not None:
                 for (namespace, session_id), revision in written.items():
                     self.sink.contexts_written(namespace, session_id, revision,
-                                               {r["id"]: (r["embedding"], r["follows_question"]) for r in page})
+                                               {r["id"]: (r["embedding"], r["follows_question"], r["text"])
+                                                for r in page})
 
     async def write(
         self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],

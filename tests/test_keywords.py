@@ -1,0 +1,102 @@
+"""BM25 with a namespace's own statistics (`kg.queries.keywords`): it scores as Lucene's `english`
+fulltext index scores the same documents alone, and another tenant's writes never move it."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from kg import AsyncMemory
+from kg.core.settings.memory import VectorSearchSettings
+from kg.queries import keywords
+from kg.queries.recipes import BM25
+from kg.queries.retrieve import Retriever
+from tests.cypher_state import cypher_rows
+
+START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
+# Possessives, stop words, numbers, dotted and hyphenated words, repeats, and lengths past the
+# exact norms (lengths from 24 terms on are rounded to 4 significant bits).
+TEXTS = [
+    "The red kettle's handle broke, so I ordered a new one for 1,000 yen.",
+    "Red, red, red: the U.S.A. edition of the kettle is red and loud.",
+    "We talked about e-mail filters and the kettle's whistle at 6.30 in the morning.",
+    "Running shoes, running socks and a running watch for the marathon in Kyoto next spring.",
+    " ".join(f"word{i} kettle" for i in range(40)),
+    " ".join(f"filler{i}" for i in range(120)) + " red kettle",
+    "It is what it is, and that was that.",
+]
+QUERIES = ["red kettle", "kettle's whistle", "running marathon Kyoto", "1,000 yen U.S.A.", "red red kettle",
+           "e-mail", "it is"]
+
+
+async def test_scores_equal_lucene_on_the_same_documents_alone(memory: AsyncMemory) -> None:
+    label = "KeywordProbe"  # a fixed label of this test only, with an index of its own
+    index = "keyword_probe_text"
+    await cypher_rows(memory, f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS FOR (n:{label}) ON EACH [n.text] "
+                        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}")
+    try:
+        await cypher_rows(memory, "CALL db.awaitIndexes(300)")
+        await cypher_rows(memory, f"MATCH (n:{label}) DETACH DELETE n")
+        await cypher_rows(memory, f"UNWIND range(0, size($texts) - 1) AS i CREATE (:{label} {{i: i, text: $texts[i]}})",
+                            texts=TEXTS)
+        index_terms = keywords.postings(TEXTS)
+        for query in QUERIES:
+            rows = await cypher_rows(memory, f"CALL db.index.fulltext.queryNodes('{index}', $q) YIELD node, score "
+                                       "RETURN node.i AS i, score", q=query)
+            lucene = {r["i"]: r["score"] for r in rows}
+            ours = keywords.scores(index_terms, query)
+            assert set(lucene) == {i for i, s in enumerate(ours) if s > 0} and (lucene or query == "it is"), query
+            for i, score in lucene.items():
+                assert ours[i] == pytest.approx(score, rel=1e-5), (query, TEXTS[i])
+    finally:
+        await cypher_rows(memory, f"MATCH (n:{label}) DETACH DELETE n")
+        await cypher_rows(memory, f"DROP INDEX {index} IF EXISTS")
+
+
+def test_analysis_is_the_english_analyzers() -> None:
+    assert keywords.analyze("The dogs' owner's RUNNING in the U.S.A. on 1,000 roads, isn't it?") == [
+        "dog", "owner", "run", "u.s.a", "1,000", "road", "isn't"]
+    assert keywords.analyze("it is that") == []  # stop words only
+
+
+async def _ranking(retriever: Retriever, namespace: str, query: str) -> list[tuple[str, float]]:
+    found = await retriever.search(namespace, query, 5, BM25)
+    return [(c.id, c.score) for c in found.candidates.values()]
+
+
+async def test_another_tenants_writes_never_move_the_ranking(memory: AsyncMemory, namespace: str) -> None:
+    # "red" is rare here and "kettle" as rare: the repeated "red" wins, whatever others store
+    await memory.add_turns(namespace, "s-home", [
+        {"role": "user", "text": "Red red red, the new paint in the hall.", "ts": START},
+        {"role": "user", "text": "The kettle broke this morning.", "ts": START + timedelta(minutes=1)},
+        {"role": "user", "text": "We watered the tomatoes.", "ts": START + timedelta(minutes=2)},
+    ])
+    retriever = Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval,
+                          vector_search=VectorSearchSettings())
+    alone = await _ranking(retriever, namespace, "red kettle")
+    other = f"test-{uuid.uuid4().hex[:12]}"
+    try:
+        await memory.add_turns(other, "s-crowd", [
+            {"role": "user", "text": f"red car number {i}", "ts": START + timedelta(seconds=i)} for i in range(300)])
+        crowded = await _ranking(retriever, namespace, "red kettle")
+    finally:
+        await memory.delete_namespace(other)
+    assert crowded == alone  # the same turns, the same scores
+    assert alone[0][0] == (await memory.turns(namespace, "s-home"))[0].id
+
+
+async def test_context_keys_written_by_closing_are_searched_at_once(memory: AsyncMemory, namespace: str) -> None:
+    await memory.add_turns(namespace, "s-trip", [
+        {"role": "user", "text": "We booked the ryokan near Arashiyama.", "ts": START},
+        {"role": "assistant", "text": "Lovely. Which week?", "ts": START + timedelta(minutes=1)},
+        {"role": "user", "text": "The second one.", "ts": START + timedelta(minutes=2)},
+    ])
+    await memory.retrieve(namespace, "ryokan", k=3)  # cached now: closing tells the cache its context keys
+    await memory.close_session(namespace, "s-trip")
+    heard = await memory.retrieve(namespace, "ryokan Arashiyama week", k=3, recipe="hybrid")
+    async with AsyncMemory(memory.settings) as fresh:  # a process that loads it all from the store
+        loaded = await fresh.retrieve(namespace, "ryokan Arashiyama week", k=3, recipe="hybrid")
+    assert [(h.turn.id, h.score) for h in heard] == [(h.turn.id, h.score) for h in loaded]
+    assert len(heard) == 3  # the replies are found by their context keys' words
