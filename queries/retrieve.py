@@ -170,6 +170,9 @@ class Retriever:
                                         depth=depth, exact=exact, as_of=as_of, fetch=fetch, alone=alone)
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
+            if m == "fulltext" and exact and self.vectors is not None:
+                return self.vectors.summary_keyword_search(namespace, bounded(words), min(depth, 3 * recipe.sessions),
+                                                           as_of)
             return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,
                                          depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of,
                                          alone=alone)

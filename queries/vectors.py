@@ -120,6 +120,7 @@ class NamespaceVectors:
         self.max_turns = max_turns
         self._spaces: OrderedDict[str, _Namespace] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._summaries: dict[str, _Summaries] = {}
 
     def namespaces(self) -> list[str]:
         """The namespaces held, least recently searched first."""
@@ -155,6 +156,44 @@ class NamespaceVectors:
         if as_of is not None:
             scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
         return _best(space, scores, depth)
+
+    async def summary_keyword_search(self, namespace: str, query: str, depth: int, as_of: datetime | None
+                                     ) -> list[str]:
+        """Sessions in the order their best current summary matches `query` by BM25 over its text and
+        keywords (each field with the namespace's own statistics, the scores added, as Lucene adds its
+        clauses); only summaries started by `as_of`."""
+        held = await self._current_summaries(namespace)
+        scores = keywords.scores(held.text, query) + keywords.scores(held.keywords, query)
+        scores = np.where((scores > 0) & held.current, scores, -np.inf)
+        if as_of is not None:
+            scores = np.where(held.started <= as_of.timestamp(), scores, -np.inf)
+        order = [i for i in ranked(scores, held.ids, depth) if np.isfinite(scores[i])]
+        return list(dict.fromkeys(held.sessions[i] for i in order))
+
+    async def _current_summaries(self, namespace: str) -> _Summaries:
+        """The namespace's summary versions: which are current, and the terms of each (read once per id)."""
+        async with self._locks.setdefault(namespace, asyncio.Lock()):
+            rows = (await self.store.read_row("retrieval/summary_versions", namespace=namespace)).get("rows", [])
+            rows.sort(key=lambda r: r[0])
+            held = self._summaries.get(namespace) or _Summaries.empty()
+            fields = {i: f for i, f in held.fields.items() if i in {r[0] for r in rows}}
+            missing = [r[0] for r in rows if r[0] not in fields]
+            if missing:
+                read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
+                fields.update({i: (keywords.postings([text]), keywords.postings([words]))
+                               for i, text, words in read.get("rows", [])})
+                rows = [r for r in rows if r[0] in fields]  # one deleted in between is left out
+            ids = [r[0] for r in rows]
+            if ids != held.ids or [r[1] for r in rows] != held.sessions or missing:
+                held = _Summaries(
+                    fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
+                    np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
+                    keywords.joined([(fields[i][0], n) for n, i in enumerate(ids)], len(ids)),
+                    keywords.joined([(fields[i][1], n) for n, i in enumerate(ids)], len(ids)))
+            else:
+                held.current = np.array([bool(r[2]) for r in rows], dtype=bool)
+            self._summaries[namespace] = held
+            return held
 
     def turn_vectors(self, namespace: str, ids: list[str]) -> dict[str, list[Any]] | None:
         """Rows as `retrieval/turn_vectors` gives them ([id, role, own vector, later parts
@@ -242,7 +281,26 @@ class NamespaceVectors:
 
     def _evict(self) -> None:
         while len(self._spaces) > 1 and sum(s.size for s in self._spaces.values()) > self.max_turns:
-            self._spaces.popitem(last=False)
+            gone, _ = self._spaces.popitem(last=False)
+            self._summaries.pop(gone, None)
+
+
+@dataclass
+class _Summaries:
+    """A namespace's summary versions in id order, with each field's postings (`fields`: by id)."""
+
+    fields: dict[str, tuple[keywords.Postings, keywords.Postings]]
+    ids: list[str]
+    sessions: list[str]
+    current: np.ndarray
+    started: np.ndarray  # epoch seconds
+    text: keywords.Postings
+    keywords: keywords.Postings
+
+    @classmethod
+    def empty(cls) -> _Summaries:
+        nothing = keywords.joined([], 0)
+        return cls({}, [], [], np.zeros(0, dtype=bool), np.zeros(0), nothing, nothing)
 
 
 def _best(space: _Namespace, scores: np.ndarray, depth: int) -> list[Candidate]:

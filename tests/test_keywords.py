@@ -9,9 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kg import AsyncMemory
-from kg.core.settings.memory import VectorSearchSettings
 from kg.queries import keywords
-from kg.queries.recipes import BM25
+from kg.queries.recipes import RECIPES
 from kg.queries.retrieve import Retriever
 from tests.cypher_state import cypher_rows
 
@@ -27,6 +26,7 @@ TEXTS = [
     " ".join(f"filler{i}" for i in range(120)) + " red kettle",
     "It is what it is, and that was that.",
 ]
+TOPICS = ["kettle; Kyoto", None, "red; paint; red", "", "marathon", "kettle", "it"]  # a second field
 QUERIES = ["red kettle", "kettle's whistle", "running marathon Kyoto", "1,000 yen U.S.A.", "red red kettle",
            "e-mail", "it is"]
 
@@ -34,19 +34,20 @@ QUERIES = ["red kettle", "kettle's whistle", "running marathon Kyoto", "1,000 ye
 async def test_scores_equal_lucene_on_the_same_documents_alone(memory: AsyncMemory) -> None:
     label = "KeywordProbe"  # a fixed label of this test only, with an index of its own
     index = "keyword_probe_text"
-    await cypher_rows(memory, f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS FOR (n:{label}) ON EACH [n.text] "
+    await cypher_rows(memory, f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS FOR (n:{label}) ON EACH [n.text, n.topics] "
                         "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}")
     try:
         await cypher_rows(memory, "CALL db.awaitIndexes(300)")
         await cypher_rows(memory, f"MATCH (n:{label}) DETACH DELETE n")
-        await cypher_rows(memory, f"UNWIND range(0, size($texts) - 1) AS i CREATE (:{label} {{i: i, text: $texts[i]}})",
-                            texts=TEXTS)
-        index_terms = keywords.postings(TEXTS)
+        await cypher_rows(memory, f"UNWIND range(0, size($texts) - 1) AS i "
+                                  f"CREATE (:{label} {{i: i, text: $texts[i], topics: $topics[i]}})",
+                          texts=TEXTS, topics=TOPICS)
+        texts, topics = keywords.postings(TEXTS), keywords.postings(TOPICS)
         for query in QUERIES:
             rows = await cypher_rows(memory, f"CALL db.index.fulltext.queryNodes('{index}', $q) YIELD node, score "
-                                       "RETURN node.i AS i, score", q=query)
+                                             "RETURN node.i AS i, score", q=f"text:({query}) topics:({query})")
             lucene = {r["i"]: r["score"] for r in rows}
-            ours = keywords.scores(index_terms, query)
+            ours = keywords.scores(texts, query) + keywords.scores(topics, query)  # each field's own statistics
             assert set(lucene) == {i for i, s in enumerate(ours) if s > 0} and (lucene or query == "it is"), query
             for i, score in lucene.items():
                 assert ours[i] == pytest.approx(score, rel=1e-5), (query, TEXTS[i])
@@ -61,30 +62,35 @@ def test_analysis_is_the_english_analyzers() -> None:
     assert keywords.analyze("it is that") == []  # stop words only
 
 
-async def _ranking(retriever: Retriever, namespace: str, query: str) -> list[tuple[str, float]]:
-    found = await retriever.search(namespace, query, 5, BM25)
-    return [(c.id, c.score) for c in found.candidates.values()]
+async def _ranking(retriever: Retriever, namespace: str, recipe: str) -> tuple[list, list]:
+    found = await retriever.search(namespace, "red kettle", 5, RECIPES[recipe])
+    return found.turns, found.sessions
 
 
-async def test_another_tenants_writes_never_move_the_ranking(memory: AsyncMemory, namespace: str) -> None:
-    # "red" is rare here and "kettle" as rare: the repeated "red" wins, whatever others store
+@pytest.mark.parametrize("recipe", ["bm25", "hierarchical"])  # a keyword list alone; every list, summaries too
+async def test_another_tenants_writes_never_move_the_ranking(memory: AsyncMemory, namespace: str, recipe: str) -> None:
+    # "red" is as rare here as "kettle": the repeated "red" wins, whatever others store
     await memory.add_turns(namespace, "s-home", [
         {"role": "user", "text": "Red red red, the new paint in the hall.", "ts": START},
-        {"role": "user", "text": "The kettle broke this morning.", "ts": START + timedelta(minutes=1)},
-        {"role": "user", "text": "We watered the tomatoes.", "ts": START + timedelta(minutes=2)},
-    ])
-    retriever = Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval,
-                          vector_search=VectorSearchSettings())
-    alone = await _ranking(retriever, namespace, "red kettle")
+        {"role": "user", "text": "We watered the tomatoes.", "ts": START + timedelta(minutes=1)}])
+    await memory.add_turns(namespace, "s-kitchen", [
+        {"role": "user", "text": "The kettle broke this morning.", "ts": START + timedelta(hours=1)},
+        {"role": "user", "text": "I will buy a kettle on Friday.", "ts": START + timedelta(hours=1, minutes=1)}])
+    for session in ("s-home", "s-kitchen"):
+        await memory.close_session(namespace, session)  # context keys and summaries
+    retriever = Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval)
+    alone = await _ranking(retriever, namespace, recipe)
     other = f"test-{uuid.uuid4().hex[:12]}"
     try:
         await memory.add_turns(other, "s-crowd", [
             {"role": "user", "text": f"red car number {i}", "ts": START + timedelta(seconds=i)} for i in range(300)])
-        crowded = await _ranking(retriever, namespace, "red kettle")
+        await memory.close_session(other, "s-crowd")
+        crowded = await _ranking(retriever, namespace, recipe)
     finally:
         await memory.delete_namespace(other)
-    assert crowded == alone  # the same turns, the same scores
-    assert alone[0][0] == (await memory.turns(namespace, "s-home"))[0].id
+    assert crowded == alone  # the same turns and sessions, the same scores
+    if recipe == "bm25":
+        assert alone[0][0][0] == (await memory.turns(namespace, "s-home"))[0].id
 
 
 async def test_context_keys_written_by_closing_are_searched_at_once(memory: AsyncMemory, namespace: str) -> None:
