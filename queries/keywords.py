@@ -31,7 +31,7 @@ STOP_WORDS = frozenset(
 # Letters and digits, joined by an apostrophe or a dot between them ("don't", "u.s.a", "3.5") or a
 # comma between digits ("1,000"), as the standard tokenizer keeps them in one token.
 _TOKEN = re.compile(r"\w+(?:(?:['’.]|(?<=\d),(?=\d))\w+)*")
-_POSSESSIVE = re.compile(r"['’]s$")
+_POSSESSIVE = re.compile(r"['’]s(?!\w)")  # a token's trailing 's
 _STEMS: dict[str, str] = {}
 _STEMS_MAX = 200_000  # memoised stems (Porter costs about 50 µs a word)
 _stemmer: Any = None
@@ -40,18 +40,16 @@ _IDS: dict[str, int] = {}  # term -> id, shared by every namespace of the proces
 
 def analyze(text: str) -> list[str]:
     """The index terms of `text`, in order."""
-    out = []
-    for token in _TOKEN.findall(text.lower()):
-        word = _POSSESSIVE.sub("", token)
-        if not word or word in STOP_WORDS:
-            continue
-        stem = _STEMS.get(word)
-        if stem is None:
-            stem = _porter().stemWord(word)
-            if len(_STEMS) < _STEMS_MAX:
-                _STEMS[word] = stem
-        out.append(stem)
-    return out
+    words = _TOKEN.findall(_POSSESSIVE.sub("", text.lower()))
+    stems = _STEMS
+    new = set(words).difference(stems)
+    if new:
+        if len(stems) + len(new) > _STEMS_MAX:
+            stems.clear()
+            new = set(words)
+        for word in new:  # a stop word's stem is "": left out below
+            stems[word] = "" if word in STOP_WORDS else _porter().stemWord(word)
+    return [stem for stem in map(stems.__getitem__, words) if stem]
 
 
 def _porter() -> Any:
@@ -61,13 +59,6 @@ def _porter() -> Any:
 
         _stemmer = snowballstemmer.stemmer("porter")
     return _stemmer
-
-
-def term_id(term: str) -> int:
-    found = _IDS.get(term)
-    if found is None:
-        found = _IDS[term] = len(_IDS)
-    return found
 
 
 def _int4(i: int) -> int:
@@ -106,19 +97,17 @@ class Postings:
 
 
 def postings(texts: Sequence[str | None]) -> Postings:
-    terms: list[int] = []
-    rows: list[int] = []
-    freqs: list[int] = []
-    lengths = np.zeros(len(texts), dtype=np.float32)
-    for row, text in enumerate(texts):
-        found = analyze(text) if text else []
-        lengths[row] = norm_length(len(found))
-        for term, n in Counter(found).items():
-            terms.append(term_id(term))
-            rows.append(row)
-            freqs.append(n)
-    return Postings(np.asarray(terms, dtype=np.int32), np.asarray(rows, dtype=np.int32),
-                    np.asarray(freqs, dtype=np.float32), lengths)
+    found = [analyze(text) if text else [] for text in texts]
+    sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    lengths = np.fromiter(map(norm_length, sizes.tolist()), dtype=np.float32, count=len(found))
+    words = [w for terms in found for w in terms]
+    for word in set(words).difference(_IDS):
+        _IDS[word] = len(_IDS)
+    ids = np.fromiter(map(_IDS.__getitem__, words), dtype=np.int64, count=len(words))
+    rows = np.repeat(np.arange(len(found), dtype=np.int64), sizes)
+    pairs, freqs = np.unique(rows << 32 | ids, return_counts=True)  # (row, term) pairs, each once
+    return Postings((pairs & 0xFFFFFFFF).astype(np.int32), (pairs >> 32).astype(np.int32),
+                    freqs.astype(np.float32), lengths)
 
 
 def joined(parts: Sequence[tuple[Postings, int]], size: int) -> Postings:
