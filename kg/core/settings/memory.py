@@ -162,7 +162,9 @@ class RetrievalSettings(Section):
     session_signal_weight: float = Field(0.0, ge=0)
     candidates: int = Field(100, ge=10)  # depth of each ranked list before fusion
     index_candidates: int = Field(50, ge=10)  # the same on large namespaces (HNSW path)
-    # turn vectors of small namespaces kept in memory for that exact search (~3 KB a turn); 0: scan the store
+    # turns of small namespaces kept in memory for that exact search: their vectors (~3 KB a turn) and
+    # their keys' postings for BM25 from the namespace's own statistics (~1 KB a LoCoMo turn, more for
+    # long ones); 0: scan the store, and BM25 from Lucene's index-wide statistics
     vector_cache_turns: int = Field(50_000, ge=0)
     recall: RecallWeights = Field(default_factory=RecallWeights)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
