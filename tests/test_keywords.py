@@ -89,6 +89,8 @@ async def test_another_tenants_writes_never_move_the_ranking(memory: AsyncMemory
     finally:
         await memory.delete_namespace(other)
     assert crowded == alone  # the same turns and sessions, the same scores
+    own = {t.id for s in ("s-home", "s-kitchen") for t in await memory.turns(namespace, s)}
+    assert {t for t, _ in crowded[0]} <= own and {s for s, _ in crowded[1]} <= {"s-home", "s-kitchen"}
     if recipe == "bm25":
         assert alone[0][0][0] == (await memory.turns(namespace, "s-home"))[0].id
 
