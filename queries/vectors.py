@@ -180,16 +180,14 @@ class NamespaceVectors:
             missing = [r[0] for r in rows if r[0] not in fields]
             if missing:
                 read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
-                fields.update({i: (keywords.postings([text]), keywords.postings([words]))
-                               for i, text, words in read.get("rows", [])})
+                fields.update({i: (text, words) for i, text, words in read.get("rows", [])})
                 rows = [r for r in rows if r[0] in fields]  # one deleted in between is left out
             ids = [r[0] for r in rows]
             if ids != held.ids or [r[1] for r in rows] != held.sessions or missing:
                 held = _Summaries(
                     fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
                     np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
-                    keywords.joined([(fields[i][0], n) for n, i in enumerate(ids)], len(ids)),
-                    keywords.joined([(fields[i][1], n) for n, i in enumerate(ids)], len(ids)))
+                    keywords.postings([fields[i][0] for i in ids]), keywords.postings([fields[i][1] for i in ids]))
             else:
                 held.current = np.array([bool(r[2]) for r in rows], dtype=bool)
             self._summaries[namespace] = held
@@ -287,9 +285,9 @@ class NamespaceVectors:
 
 @dataclass
 class _Summaries:
-    """A namespace's summary versions in id order, with each field's postings (`fields`: by id)."""
+    """A namespace's summary versions in id order, with each field's postings (`fields`: the texts by id)."""
 
-    fields: dict[str, tuple[keywords.Postings, keywords.Postings]]
+    fields: dict[str, tuple[str | None, str | None]]
     ids: list[str]
     sessions: list[str]
     current: np.ndarray
