@@ -14,7 +14,6 @@ from kg.queries.recipes import RECIPES
 from kg.queries.retrieve import Retriever
 from tests.cypher_state import cypher_rows
 
-START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
 # Possessives, stop words, numbers, dotted and hyphenated words, repeats, and lengths past the
 # exact norms (lengths from 24 terms on are rounded to 4 significant bits).
 TEXTS = [
@@ -29,6 +28,7 @@ TEXTS = [
 TOPICS = ["kettle; Kyoto", None, "red; paint; red", "", "marathon", "kettle", "it"]  # a second field
 QUERIES = ["red kettle", "kettle's whistle", "running marathon Kyoto", "1,000 yen U.S.A.", "red red kettle",
            "e-mail", "it is"]
+START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
 
 
 async def test_scores_equal_lucene_on_the_same_documents_alone(memory: AsyncMemory) -> None:
