@@ -67,8 +67,9 @@ class _Namespace:
         if self._terms is None:
             ordered = [self.blocks[s] for s in sorted(self.blocks)]
             starts = np.cumsum([0] + [len(b.rows) for b in ordered])[:-1]
+            keys: tuple[Key, ...] = ("turn", "context")
             self._terms = {k: keywords.joined([(b.terms[k], int(at)) for b, at in zip(ordered, starts)], self.size)
-                           for k in ("turn", "context")}
+                           for k in keys}
         return self._terms[key]
 
     def positions(self) -> dict[str, int]:
@@ -163,7 +164,7 @@ class NamespaceVectors:
         keywords (each field with the namespace's own statistics, the scores added, as Lucene adds its
         clauses); only summaries started by `as_of`."""
         held = await self._current_summaries(namespace)
-        scores = keywords.scores(held.text, query) + keywords.scores(held.keywords, query)
+        scores = keywords.scores(held.text, query) + keywords.scores(held.topics, query)
         scores = np.where((scores > 0) & held.current, scores, -np.inf)
         if as_of is not None:
             scores = np.where(held.started <= as_of.timestamp(), scores, -np.inf)
@@ -293,7 +294,7 @@ class _Summaries:
     current: np.ndarray
     started: np.ndarray  # epoch seconds
     text: keywords.Postings
-    keywords: keywords.Postings
+    topics: keywords.Postings  # the `keywords` field: topics and entities
 
     @classmethod
     def empty(cls) -> _Summaries:
@@ -339,7 +340,7 @@ def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, 
         parts = [(i, np.asarray(r[8], dtype=np.float32).reshape(-1, dim)) for i, r in enumerate(members) if r[8]]
         passages = unit_rows(np.concatenate([p for _, p in parts])) if parts else np.zeros((0, dim), np.float32)
         owners = np.concatenate([np.full(len(p), i) for i, p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        terms = {"turn": keywords.postings([r[10] for r in members]),
-                 "context": keywords.postings([r[11] for r in members])}
+        terms: dict[Key, keywords.Postings] = {"turn": keywords.postings([r[10] for r in members]),
+                                               "context": keywords.postings([r[11] for r in members])}
         out[s] = _Block(revisions[s], meta, turn, context, passages, owners, terms)
     return out
