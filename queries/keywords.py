@@ -1,15 +1,16 @@
 """BM25 over one namespace's own turns, with the namespace's own statistics.
 
 Lucene's fulltext indexes hold every tenant, and BM25's document frequencies and average lengths are
-the whole index's: another tenant's writes move this tenant's scores (docs/operations.md). For a
-namespace whose turns the in-memory cache holds (`kg.queries.vectors`), the two keyword lists are
-scored here instead, from the namespace's documents alone, as Lucene would score them were the
-namespace the only tenant: the analysis of the indexes' `english` analyzer (standard tokens, the
-possessive dropped, lower case, its 33 stop words, Porter stems by Snowball's C code), BM25 with k1 = 1.2 and b = 0.75,
-and document lengths rounded as Lucene's norms round them.
+the whole index's: another tenant's writes move this tenant's scores (docs/retrieval.md). For a
+namespace whose turns the in-memory cache holds (`kg.queries.vectors`), the keyword lists are scored
+here instead, from the namespace's documents alone, as Lucene would score them were the namespace
+the only tenant: the analysis of the indexes' `english` analyzer (standard tokens, the possessive
+dropped, lower case, its 33 stop words, Porter stems by Snowball's C code), BM25 with k1 = 1.2 and
+b = 0.75, and document lengths rounded as Lucene's norms round them.
 
 A block's postings are three flat arrays (term id, row, frequency), so a namespace of a few thousand
-turns costs a few megabytes, and a search is one pass over them with numpy.
+turns costs a few megabytes, and a search is one pass over them with numpy. Term ids are the
+process's (`_IDS`): one entry per word any cached namespace uses.
 """
 
 from __future__ import annotations
