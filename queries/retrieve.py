@@ -128,51 +128,46 @@ class Retriever:
         window = time_window(query, asked) if recipe.boosts.time else None
         dense = any(m == "vector" for m, _ in recipe.lists)
         needs_vector = dense or recipe.two_stage
-        words = content_terms(query) if recipe.content_words else query
+        words = bounded(content_terms(query) if recipe.content_words else query)
         lucene = lucene_escape(words)
-        size, total = 0, 0
-        if needs_vector:
-            # The query is embedded first: on a small machine, embedding while the lists run only
-            # stretches both. The namespace's size (cached) decides exact search or the index.
-            sizing = self.sizes.counts(namespace)
-            if vector is None:
-                embedded, (size, total) = await asyncio.gather(self.chain.embed([query]), sizing)
-                [vector] = embedded.vectors
-                if embedded.degraded is not None:
-                    return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of,
-                                                embedded.degraded)
-            else:
-                size, total = await sizing
-        else:  # the size decides BM25 from the namespace's own statistics too
-            size, total = await self.sizes.counts(namespace)
+        # The namespace's size (cached) decides exact search or the index, and so whose statistics
+        # BM25 reads. The query is embedded first: on a small machine, embedding while the lists
+        # run only stretches both.
+        sizing = self.sizes.counts(namespace)
+        if needs_vector and vector is None:
+            embedded, (size, total) = await asyncio.gather(self.chain.embed([query]), sizing)
+            [vector] = embedded.vectors
+            if embedded.degraded is not None:
+                return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of,
+                                            embedded.degraded)
+        else:
+            size, total = await sizing
         exact = self.vector_search.exact("turns", size)
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
         fetch = cand.overfetch(depth, size, total)  # index hits for about `depth` in this namespace
         alone = 0 < size == total  # the only tenant: BM25 needs no namespace clause
 
-        def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
-            if m == "vector" and exact and self.vectors is not None:
-                assert vector is not None
-                return self.vectors.search(namespace, key, vector, depth, as_of)
-            if m == "fulltext" and exact and self.vectors is not None:
-                return own_statistics(key)
+        def store_list(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
             return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
                                   exact=exact, as_of=as_of, fetch=fetch, alone=alone)
 
-        async def own_statistics(key: Key) -> list[cand.Candidate]:
+        def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
+            if not (exact and self.vectors is not None):
+                return store_list(m, key)
+            if m == "vector":
+                assert vector is not None
+                return self.vectors.search(namespace, key, vector, depth, as_of)
+            return own_statistics(self.vectors, key)
+
+        async def own_statistics(cache: NamespaceVectors, key: Key) -> list[cand.Candidate]:
             """BM25 from the namespace's own documents (kg.queries.keywords), as Lucene would rank
             them were the namespace alone; the index's list while the cache lacks some turn."""
-            assert self.vectors is not None
-            found = await self.vectors.keyword_search(namespace, key, bounded(words), depth, as_of)
-            if found is not None:
-                return found
-            return await cand.turn_list(self.store, "fulltext", key, namespace, vector=vector, lucene=lucene,
-                                        depth=depth, exact=exact, as_of=as_of, fetch=fetch, alone=alone)
+            found = await cache.keyword_search(namespace, key, words, depth, as_of)
+            return found if found is not None else await store_list("fulltext", key)
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
             if m == "fulltext" and exact and self.vectors is not None:
-                return self.vectors.summary_keyword_search(namespace, bounded(words), min(depth, 3 * recipe.sessions),
-                                                           as_of)
+                return self.vectors.summary_keyword_search(namespace, words, min(depth, 3 * recipe.sessions), as_of)
             return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,
                                          depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of,
                                          alone=alone)
