@@ -177,20 +177,20 @@ class NamespaceVectors:
             rows = (await self.store.read_row("retrieval/summary_versions", namespace=namespace)).get("rows", [])
             rows.sort(key=lambda r: r[0])
             held = self._summaries.get(namespace) or _Summaries.empty()
-            fields = {i: f for i, f in held.fields.items() if i in {r[0] for r in rows}}
+            listed = {r[0] for r in rows}
+            fields = {i: f for i, f in held.fields.items() if i in listed}
             missing = [r[0] for r in rows if r[0] not in fields]
             if missing:
                 read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
                 fields.update({i: (text, words) for i, text, words in read.get("rows", [])})
                 rows = [r for r in rows if r[0] in fields]  # one deleted in between is left out
             ids = [r[0] for r in rows]
-            if ids != held.ids or [r[1] for r in rows] != held.sessions or missing:
-                held = _Summaries(
-                    fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
-                    np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
-                    keywords.postings([fields[i][0] for i in ids]), keywords.postings([fields[i][1] for i in ids]))
-            else:
-                held.current = np.array([bool(r[2]) for r in rows], dtype=bool)
+            same = ids == held.ids  # the same versions: their postings stand (sessions may have merged)
+            held = _Summaries(
+                fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
+                np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
+                held.text if same else keywords.postings([fields[i][0] for i in ids]),
+                held.topics if same else keywords.postings([fields[i][1] for i in ids]))
             self._summaries[namespace] = held
             return held
 
