@@ -99,8 +99,8 @@ async def fallback_turn_list(store: Store, namespace: str, *, vector: list[float
                              as_of: datetime | None) -> list[Candidate]:
     """Dense candidates among the turns the fallback embedder embedded (kg.core.embedders.fallback), by
     its own index: `vector` is the query embedded by that model."""
-    row = await store.read_row("retrieval/vector_index", index="turn_fallback_embedding", fetch=fetch,
-                               vector=vector, namespace=namespace, k=depth, as_of=as_of)
+    row = await store.read_row("retrieval/fallback_vector_index", fetch=fetch, vector=vector, namespace=namespace,
+                               k=depth, as_of=as_of)
     return _candidates(row)
 
 

@@ -19,8 +19,9 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import re
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, ClassVar, Mapping, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
@@ -280,7 +281,20 @@ class Store:
             )
 
     async def ensure_vector_indexes(self, dim: int) -> None:
-        for text in cypher.statements("schema/vector_indexes"):
+        await self._ensure_indexes("schema/vector_indexes", dim)
+
+    async def _ensure_indexes(self, name: str, dim: int) -> None:
+        """Create the vector indexes of schema file `name` in this server's form (with the tenant's
+        filter properties on "cypher25"); one of the same name but another shape (made by an earlier
+        version, or before the server's upgrade to the calendar line) is dropped and built again,
+        since an index's properties cannot change in place."""
+        have = {r["name"]: r for r in await self.read("database/vector_index_shapes")}
+        for text in cypher.statements(cypher.variant(name, self.capabilities.path)):
+            shape = IndexShape.of(text)
+            if shape.name in have and not shape.matches(have[shape.name]):
+                log.warning("rebuilding vector index %s as %s: the index is searched by exact scan until it "
+                            "is online again", shape.name, shape.describe())
+                await self.driver.execute_query(_DROPS[shape.name], database_=self.database)
             await self.driver.execute_query(text, {"dim": dim}, database_=self.database)
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
 
@@ -298,9 +312,7 @@ class Store:
                 for statement in cypher.statements("schema/drop_fallback_vector_indexes"):
                     await self.driver.execute_query(statement, database_=self.database)
             await self.write("database/fallback_space_set", model=embedder_name, dim=dim)
-        for statement in cypher.statements("schema/fallback_vector_indexes"):
-            await self.driver.execute_query(statement, {"dim": dim}, database_=self.database)
-        await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
+        await self._ensure_indexes("schema/fallback_vector_indexes", dim)
 
     async def drop_vector_indexes(self) -> None:
         for text in cypher.statements("schema/drop_vector_indexes"):
@@ -311,6 +323,48 @@ class Store:
         await self.drop_vector_indexes()
         await self.write("database/embedding_space_set", model=embedder_name, dim=dim)
         await self.ensure_vector_indexes(dim)
+
+
+def _drops() -> dict[str, str]:
+    """Each vector index's `DROP INDEX` statement, by index name, from the schema files."""
+    texts = cypher.statements("schema/drop_vector_indexes") + cypher.statements("schema/drop_fallback_vector_indexes")
+    return {text.split()[2]: text for text in texts}
+
+
+@dataclass(frozen=True)
+class IndexShape:
+    """What a schema file's `CREATE VECTOR INDEX` statement makes: its name, the properties it
+    carries (the vector's first, then the filter properties of `WITH [...]`) and whether it is
+    quantized. The text is the product's own (cypher/schema), never user input."""
+
+    name: str
+    properties: tuple[str, ...]
+    quantized: bool
+
+    _FORM: ClassVar[re.Pattern[str]] = re.compile(
+        r"VECTOR INDEX (\w+) IF NOT EXISTS FOR \((\w+):\w+\) ON \2\.(\w+)(?: WITH \[([^\]]*)\])?")
+
+    @classmethod
+    def of(cls, text: str) -> "IndexShape":
+        found = cls._FORM.search(text)
+        if found is None:
+            raise ValueError(f"not a vector index statement: {text[:80]!r}")
+        name, _, vector, extra = found.groups()
+        filters = tuple(p.strip().split(".", 1)[1] for p in (extra or "").split(",") if p.strip())
+        return cls(name, (vector, *filters), "`vector.quantization.enabled`: false" not in text)
+
+    def matches(self, row: Mapping[str, Any]) -> bool:
+        """Whether the index described by a `database/vector_index_shapes` row is this one."""
+        config = row.get("config") or {}
+        unquantized = (config.get("vector.quantization.enabled") is False
+                       or str(config.get("vector.quantization.type", "")).upper() == "NONE")
+        return sorted(row.get("properties") or []) == sorted(self.properties) and (self.quantized or unquantized)
+
+    def describe(self) -> str:
+        return f"[{', '.join(self.properties)}]{'' if self.quantized else ', unquantized'}"
+
+
+_DROPS = _drops()
 
 
 class Tx:
