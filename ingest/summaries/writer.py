@@ -72,11 +72,19 @@ class SessionSummarizer:
                 "sessions/due", namespace=namespace, idle_before=now - timedelta(minutes=cfg.idle_minutes),
                 every=cfg.summarize_every_messages, limit=DUE_PAGE,
             )
-            for row in rows:
-                summary = await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
-                                               close=row["closes"])
-                if summary is not None:
-                    done.append(summary)
+            gate = asyncio.Semaphore(cfg.close_concurrency)
+
+            async def one(row: dict[str, Any]) -> Summary | None:
+                async with gate:
+                    return await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
+                                                close=row["closes"])
+
+            try:
+                async with asyncio.TaskGroup() as group:  # a failure cancels the page's others
+                    tasks = [group.create_task(one(row)) for row in rows]
+            except* Exception as failed:  # ... and is raised as itself, as one session at a time raised it
+                raise failed.exceptions[0] from None
+            done.extend(summary for task in tasks if (summary := task.result()) is not None)
             if len(rows) < DUE_PAGE:
                 return done
 
