@@ -33,6 +33,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
+import numpy as np
+
 from kg import AsyncMemory, load_settings
 from kg.core.embedders.base import Embedder
 from kg.core.local_neo4j.server import LocalNeo4j
@@ -53,7 +55,7 @@ OBJECTS = ["TimescaleDB", "a weekly review", "the vendor contract", "better cach
            "structured logging", "the Lisbon office", "a two-week sprint", "the October deadline", "a quieter hotel",
            "an extra reviewer", "more integration tests", "a cheaper flight", "the landlord", "a local mentor"]
 SESSION_TURNS = 20
-_SUFFIX = re.compile(r" \(#\d+\)$")
+_SUFFIX = re.compile(r" \(#(\d+)\)$")
 
 
 def sentence_pool(seed: int, size: int) -> list[str]:
@@ -63,11 +65,24 @@ def sentence_pool(seed: int, size: int) -> list[str]:
 
 
 class PooledEmbedder:
-    """Real vectors for the pool's sentences; texts built from them get the mean of their lines."""
+    """Real vectors for the pool's sentences; texts built from them get the mean of their lines.
+    `jitter`: a turn's text (one pool sentence and its "(#i)") gets its sentence's vector moved by
+    noise of that deviation per dimension, seeded by i, as a real embedder moves it for the number
+    (0.01 at 384 dimensions: cosine about 0.98 to the sentence); without it, every turn of a
+    sentence has the same vector, and an HNSW graph holding thousands of exact duplicates leaves
+    some unreachable (bench.tenants)."""
 
-    def __init__(self, real: Embedder, pool: Sequence[str]) -> None:
+    def __init__(self, real: Embedder, pool: Sequence[str], jitter: float = 0.0) -> None:
         self.real, self.name, self.dim = real, real.name, real.dim
         self.known = dict(zip(pool, real.embed(list(pool))))
+        self.jitter = jitter
+
+    def _moved(self, text: str, vector: list[float]) -> list[float]:
+        number = _SUFFIX.search(text.strip())
+        if not self.jitter or number is None or "\n" in text.strip():
+            return vector
+        moved = np.asarray(vector) + np.random.default_rng(int(number.group(1))).normal(0.0, self.jitter, self.dim)
+        return (moved / np.linalg.norm(moved)).tolist()
 
     def _line(self, line: str) -> list[float] | None:
         line = line.split(": ", 1)[-1] if ": " in line[:40] else line
@@ -81,7 +96,7 @@ class PooledEmbedder:
             if found:
                 mean = [sum(c) / len(found) for c in zip(*found)]
                 norm = sum(c * c for c in mean) ** 0.5 or 1.0
-                out.append([c / norm for c in mean])
+                out.append(self._moved(text, [c / norm for c in mean]))
             else:
                 out.append(None)
                 missing.append(len(out) - 1)

@@ -8,7 +8,8 @@ sessions of 20, with long-tailed sizes: a hundredth of the tenants hold 10k-50k 
 twenty-fifth 3k-10k, a fifth 500-3k, the rest 20-500 (scaled so that they add up to `--turns`).
 They are written through the product's bulk path (`TurnWriter`, batches of 500 turns in one
 transaction each), then every session is closed (`summarize_due`: context keys, offline
-summaries); vectors come from a pool of sentences embedded once, as in `bench.scale`. A re-run
+summaries); vectors come from a pool of sentences embedded once, as in `bench.scale`, each turn's
+moved by a little noise of its own (`JITTER`: no two turns share a vector). A re-run
 with `--keep` writes only what is missing. The managed server is restarted after the writes (its
 checkpoint merges the index segments bulk writes leave).
 
@@ -50,6 +51,7 @@ from kg.queries import candidates as cand
 PREFIX = "bench-tenants"
 BUCKETS = (("under_500", 0, 500), ("500_3k", 500, 3000), ("3k_10k", 3000, 10_000), ("10k_50k", 10_000, 10**12))
 KEYS = ("turn", "context")
+JITTER = 0.01  # each turn's vector moved off its pool sentence's (bench.scale.PooledEmbedder)
 
 
 def tenant_sizes(turns: int, tenants: int, seed: int) -> list[int]:
@@ -86,7 +88,7 @@ def stream(sizes: list[int], have: dict[str, int], pool: list[str], seed: int) -
 async def build(memory: AsyncMemory, settings: Settings, sizes: list[int], seed: int) -> dict[str, Any]:
     """Write what is missing of every tenant, then close their sessions; what it took."""
     pool = scale.sentence_pool(seed, 1500)
-    embedder = await asyncio.to_thread(scale.PooledEmbedder, memory.embedder, pool)
+    embedder = await asyncio.to_thread(scale.PooledEmbedder, memory.embedder, pool, JITTER)
     have = {namespace(i): await held(memory, namespace(i)) for i in range(len(sizes))}
     missing = sum(max(0, size - have.get(namespace(i), 0)) for i, size in enumerate(sizes))
     started = time.perf_counter()
