@@ -292,8 +292,8 @@ class Store:
         for text in cypher.statements(cypher.variant(name, self.capabilities.path)):
             shape = IndexShape.of(text)
             if shape.name in have and not shape.matches(have[shape.name]):
-                log.warning("rebuilding vector index %s as %s: the index is searched by exact scan until it "
-                            "is online again", shape.name, shape.describe())
+                log.warning("rebuilding vector index %s as %s: start-up waits (up to 300 s) while it is "
+                            "populated from the stored vectors", shape.name, shape.describe())
                 await self.driver.execute_query(_DROPS[shape.name], database_=self.database)
             await self.driver.execute_query(text, {"dim": dim}, database_=self.database)
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
@@ -340,7 +340,9 @@ class IndexShape:
     name: str
     properties: tuple[str, ...]
     quantized: bool
+    graph: tuple[tuple[str, int], ...] = ()  # the HNSW settings it names (`vector.hnsw.m`, ...)
 
+    _GRAPH: ClassVar[re.Pattern[str]] = re.compile(r"`vector\.hnsw\.(m|ef_construction)`: (\d+)")
     _FORM: ClassVar[re.Pattern[str]] = re.compile(
         r"VECTOR INDEX (\w+) IF NOT EXISTS FOR \((\w+):\w+\) ON \2\.(\w+)(?: WITH \[([^\]]*)\])?")
 
@@ -351,17 +353,20 @@ class IndexShape:
             raise ValueError(f"not a vector index statement: {text[:80]!r}")
         name, _, vector, extra = found.groups()
         filters = tuple(p.strip().split(".", 1)[1] for p in (extra or "").split(",") if p.strip())
-        return cls(name, (vector, *filters), "`vector.quantization.enabled`: false" not in text)
+        graph = tuple((f"vector.hnsw.{key}", int(value)) for key, value in cls._GRAPH.findall(text))
+        return cls(name, (vector, *filters), "`vector.quantization.enabled`: false" not in text, graph)
 
     def matches(self, row: Mapping[str, Any]) -> bool:
         """Whether the index described by a `database/vector_index_shapes` row is this one."""
         config = row.get("config") or {}
         unquantized = (config.get("vector.quantization.enabled") is False
                        or str(config.get("vector.quantization.type", "")).upper() == "NONE")
-        return sorted(row.get("properties") or []) == sorted(self.properties) and (self.quantized or unquantized)
+        return (sorted(row.get("properties") or []) == sorted(self.properties) and (self.quantized or unquantized)
+                and all(config.get(key) == value for key, value in self.graph))
 
     def describe(self) -> str:
-        return f"[{', '.join(self.properties)}]{'' if self.quantized else ', unquantized'}"
+        graph = "".join(f", {key.removeprefix('vector.hnsw.')} {value}" for key, value in self.graph)
+        return f"[{', '.join(self.properties)}]{'' if self.quantized else ', unquantized'}{graph}"
 
 
 _DROPS = _drops()
