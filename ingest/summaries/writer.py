@@ -67,24 +67,27 @@ class SessionSummarizer:
         now = now or datetime.now(timezone.utc)
         cfg = self.settings.session
         done: list[Summary] = []
+        gate = asyncio.Semaphore(cfg.close_concurrency)
+
+        async def one(row: dict[str, Any]) -> Summary | None:
+            async with gate:
+                return await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
+                                            close=row["closes"])
+
         while True:
             rows = await self.store.read(
                 "sessions/due", namespace=namespace, idle_before=now - timedelta(minutes=cfg.idle_minutes),
                 every=cfg.summarize_every_messages, limit=DUE_PAGE,
             )
-            gate = asyncio.Semaphore(cfg.close_concurrency)
-
-            async def one(row: dict[str, Any]) -> Summary | None:
-                async with gate:
-                    return await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
-                                                close=row["closes"])
-
+            tasks = [asyncio.ensure_future(one(row)) for row in rows]
             try:
-                async with asyncio.TaskGroup() as group:  # a failure cancels the page's others
-                    tasks = [group.create_task(one(row)) for row in rows]
-            except* Exception as failed:  # ... and is raised as itself, as one session at a time raised it
-                raise failed.exceptions[0] from None
-            done.extend(summary for task in tasks if (summary := task.result()) is not None)
+                found = await asyncio.gather(*tasks)
+            except BaseException:  # the first failure is raised as itself; the page's others are cancelled
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+            done.extend(summary for summary in found if summary is not None)
             if len(rows) < DUE_PAGE:
                 return done
 
