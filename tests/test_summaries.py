@@ -302,3 +302,61 @@ async def test_a_summary_vector_made_again_is_made_the_same_way(memory: AsyncMem
     await embed_missing(memory.store, memory.embedder, memory.settings, namespace)
     [text] = await cypher_rows(memory, read, id=summary.id)
     assert text["vector"] == pytest.approx(memory.embedder.embed([before["text"]])[0], abs=1e-6)
+
+
+async def _closed_state(memory: AsyncMemory, namespace: str) -> dict:
+    """What closing left in `namespace`, without the ids and times that name the namespace or the hour."""
+    sessions = await cypher_rows(memory, "MATCH (s:Session {namespace: $ns}) RETURN s.id AS id, s.status AS status, "
+                                 "s.summarized_count AS count, s.summary_version AS version, s.speakers AS speakers "
+                                 "ORDER BY id", ns=namespace)
+    summaries = await cypher_rows(memory, "MATCH (x:Summary {namespace: $ns}) WHERE x.expired_at IS NULL "
+                                  "RETURN x.session_id AS session, x.slot AS slot, x.kind AS kind, x.level AS level, "
+                                  "x.version AS version, x.text AS text, x.topics AS topics, x.entities AS entities, "
+                                  "x.message_range AS range, x.quoted_turns AS quoted, x.embedding AS vector, "
+                                  "x.outcome AS outcome, COUNT { (x)-[:ROLLS_UP]->() } AS parts "
+                                  "ORDER BY session, slot", ns=namespace)
+    keys = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.id AS id, t.session_id AS session, "
+                             "t.idx AS idx, t.context_text AS text, t.follows_question AS asks, "
+                             "t.context_embedding AS vector ORDER BY session, idx", ns=namespace)
+    place = {row.pop("id"): (row["session"], row["idx"]) for row in keys}
+    for row in summaries:
+        row["vector"] = [round(x, 5) for x in row["vector"]]
+        row["quoted"] = [place[t] for t in row["quoted"] or []]
+    for row in keys:
+        row["vector"] = [round(x, 5) for x in row["vector"]]
+    return {"sessions": sessions, "summaries": summaries, "keys": keys}
+
+
+async def test_a_sweep_closes_sessions_in_batches_as_closing_them_one_at_a_time_would(
+    memory: AsyncMemory, namespace: str
+) -> None:
+    """With the offline summarizer a sweep closes several sessions per transaction (batches of about
+    `[ingest] batch_size` turns; a long session's windows and rollups after its batch). The graph
+    it leaves is the one the one-session pipeline leaves, key for key and summary for summary."""
+    settings = memory.settings.model_copy(deep=True)
+    settings.memory.summaries.window_turns = 8
+    settings.memory.summaries.rollup_fanout = 2
+    settings.ingest.batch_size = 20  # three or four sessions a batch
+    writer = SessionSummarizer(memory.store, memory.embedder, settings,
+                               OfflineSummarizer(settings.memory.summaries, memory.embedder))
+    one_by_one = f"{namespace}-one"
+    sessions = {f"s{i:02d}": messages(6, T0 + timedelta(hours=i), offset=i) for i in range(9)}
+    sessions["long"] = messages(20, T0 + timedelta(hours=12))
+    try:
+        for ns in (namespace, one_by_one):
+            for session_id, turns in sessions.items():
+                await memory.add_turns(ns, session_id, turns)
+        now = T0 + timedelta(days=2)
+        for session_id in sessions:
+            await writer.summarize(one_by_one, session_id, now=now, open_=False, close=True)
+        swept = await writer.due(namespace, now=now)
+        assert sorted(s.session_id for s in swept) == sorted(sessions)
+        assert all(s.namespace == namespace and s.version == 1 for s in swept)
+        batched, single = await _closed_state(memory, namespace), await _closed_state(memory, one_by_one)
+        assert len(batched["keys"]) == 74 and all(k["text"] for k in batched["keys"])
+        assert [s["count"] for s in batched["sessions"]] == [20] + [6] * 9
+        assert {s["kind"] for s in batched["summaries"]} == {"session", "window", "meta"}  # the long one rolled up
+        assert batched == single
+        assert await writer.due(namespace, now=now) == []  # nothing due any more
+    finally:
+        await memory.delete_namespace(one_by_one)

@@ -59,27 +59,38 @@ class SessionSummarizer:
     # -- triggers ---------------------------------------------------------------------------
     async def close(self, namespace: str, session_id: str, now: datetime | None = None) -> Summary | None:
         """Close the session and summarize it (None: the session has no turns)."""
-        return await self.summarize(namespace, session_id, now=now or datetime.now(timezone.utc), open_=False,
-                                    close=True)
+        now = now or datetime.now(timezone.utc)
+        if self._batches():
+            found = await self._batch([(namespace, session_id, True)], now)
+            return found[0] if found else None
+        return await self.summarize(namespace, session_id, now=now, open_=False, close=True)
 
     async def due(self, namespace: str | None = None, now: datetime | None = None) -> list[Summary]:
-        """Summarize every due session (of `namespace`, or of all); idle ones are closed first."""
+        """Summarize every due session (of `namespace`, or of all); idle ones are closed first. With the
+        offline summarizer, sessions go in batches of about `[ingest] batch_size` turns, each batch
+        read in one transaction and written in another (`_batch`)."""
         now = now or datetime.now(timezone.utc)
         cfg = self.settings.session
         done: list[Summary] = []
         gate = asyncio.Semaphore(cfg.close_concurrency)
+        batches = self._batches()
 
-        async def one(row: dict[str, Any]) -> Summary | None:
+        async def one(rows: list[dict[str, Any]]) -> list[Summary]:
             async with gate:
-                return await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
-                                            close=row["closes"])
+                if batches:
+                    return await self._batch([(r["namespace"], r["id"], r["closes"]) for r in rows], now)
+                [row] = rows
+                found = await self.summarize(row["namespace"], row["id"], now=now, open_=not row["closes"],
+                                             close=row["closes"])
+                return [found] if found is not None else []
 
         while True:
             rows = await self.store.read(
                 "sessions/due", namespace=namespace, idle_before=now - timedelta(minutes=cfg.idle_minutes),
                 every=cfg.summarize_every_messages, limit=DUE_PAGE,
             )
-            tasks = [asyncio.ensure_future(one(row)) for row in rows]
+            groups = _groups(rows, self.settings.ingest.batch_size) if batches else [[r] for r in rows]
+            tasks = [asyncio.ensure_future(one(group)) for group in groups]
             try:
                 found = await asyncio.gather(*tasks)
             except BaseException:  # the first failure is raised as itself; the page's others are cancelled
@@ -87,9 +98,94 @@ class SessionSummarizer:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
                 raise
-            done.extend(summary for summary in found if summary is not None)
+            done.extend(summary for summaries in found for summary in summaries)
             if len(rows) < DUE_PAGE:
                 return done
+
+    def _batches(self) -> bool:
+        """Whether sessions are summarized in batches: by the offline summarizer, with no LLM behind it,
+        no enrichment passes and no plan of its own (it calls nobody, and embeds nothing)."""
+        return (self.summarizer is self.interim and self.passes is None and self.summarizer.model == OFFLINE_MODEL
+                and getattr(self.summarizer, "plan", None) is None)
+
+    async def _batch(self, sessions: list[tuple[str, str, bool]], now: datetime) -> list[Summary]:
+        """Summarize `sessions` ((namespace, id, close) each) with the offline summarizer: one
+        transaction closes them and reads their turns and current summaries, one writes every context
+        key, summary and session mark. A session of several windows (its summary is a rollup) goes
+        through `summarize` after the batch. KeyError: a session to close does not exist."""
+        keys = [{"namespace": ns, "id": sid} for ns, sid, _ in sessions]
+        closing = [{"namespace": ns, "id": sid} for ns, sid, close in sessions if close]
+
+        async def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            if closing:
+                found = {(r["namespace"], r["id"]) for r in await tx.run("sessions/close", sessions=closing, now=now)}
+                missing = [k for k in closing if (k["namespace"], k["id"]) not in found]
+                if missing:
+                    raise KeyError(f"no session {missing[0]['id']!r} in namespace {missing[0]['namespace']!r}")
+            turn_rows = await tx.rows("sessions/index_turns", sessions=keys)
+            current = await tx.rows("summaries/current_of_sessions", sessions=keys) if turn_rows else []
+            return turn_rows, current
+
+        turn_rows, current_rows = await self.store.transaction(read)
+        by_session: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r in turn_rows:
+            by_session.setdefault((r["namespace"], r["session_id"]), []).append(r)
+        current: dict[tuple[str, str], dict[str, Summary]] = {}
+        for r in current_rows:
+            summary = summary_from_props(r["summary"])
+            current.setdefault((r["namespace"], r["session_id"]), {})[summary.slot] = summary
+        cfg = self.settings.memory.summaries
+        context: list[dict[str, Any]] = []
+        writes: list[_Pending] = []
+        reused: dict[tuple[str, str], Summary] = {}
+        longer: list[tuple[str, str, bool]] = []
+        made: dict[tuple[str, str], list[ChunkTurn]] = {}
+        for ns, sid, close in sessions:
+            rows = by_session.get((ns, sid))
+            if not rows:
+                continue
+            turns = _chunk_turns(rows)
+            if len(windows(turns, cfg.window_turns, cfg.token_budget)) != 1:
+                longer.append((ns, sid, close))
+                continue
+            made[(ns, sid)] = turns
+            vectors = {r["id"]: r["embedding"] for r in rows}
+            context += self._context_rows(turns, vectors, rows)
+            run = _Run(self, self.summarizer, ns, sid, turns, vectors, current.get((ns, sid), {}), now, not close)
+            old = run._reusable(SESSION_SLOT, turns[0].idx, turns[-1].idx + 1, self.summarizer.prompt_version)
+            if old is not None:
+                reused[(ns, sid)] = old
+                continue
+            draft = await self.summarizer.summarize_turns(sid, turns, [vectors.get(t.id) for t in turns], not close)
+            writes.append(self._pending(ns, sid, "session", SESSION_SLOT, 0, turns, draft,
+                                        self.summarizer.prompt_version, [], self.summarizer.model))
+        embedded = [await p.vector() for p in writes]
+        ordered = sorted(made)  # one lock order for every writer
+
+        async def write(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            await tx.run("summaries/session_lock", sessions=[{"namespace": ns, "id": sid} for ns, sid in ordered])
+            revised: list[dict[str, Any]] = []
+            size = self.settings.ingest.batch_size
+            for start in range(0, len(context), size):
+                revised += await tx.run("turns/set_context", model=self.embedder.name,
+                                        rows=context[start : start + size])
+            rows = await tx.run("summaries/replace", rows=[p.row(v) for p, v in zip(writes, embedded)], now=now)
+            versions = {**{k: s.version for k, s in reused.items()},
+                        **{(r["namespace"], r["session_id"]): r["summary"]["version"] for r in rows}}
+            await tx.run("summaries/expire_slots", sessions=[{"namespace": ns, "id": sid, "keep": [SESSION_SLOT]}
+                                                             for ns, sid in ordered], now=now)
+            await tx.run("sessions/mark_summarized", sessions=[_mark(ns, sid, made[(ns, sid)], versions[(ns, sid)])
+                                                               for ns, sid in ordered], now=now)
+            return revised, rows
+
+        revised, written = (await self.store.transaction(write)) if made else ([], [])
+        self._tell_sink(revised, context)
+        summaries = {**reused, **{(r["namespace"], r["session_id"]): summary_from_props(r["summary"]) for r in written}}
+        for ns, sid, close in longer:  # closed above: what is left is the summarizing
+            found = await self.summarize(ns, sid, now=now, open_=not close)
+            if found is not None:
+                summaries[(ns, sid)] = found
+        return [summaries[(ns, sid)] for ns, sid, _ in sessions if (ns, sid) in summaries]
 
     # -- one session ------------------------------------------------------------------------
     async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool,
@@ -98,14 +194,11 @@ class SessionSummarizer:
         rows, current = await self._read(namespace, session_id, now, close)
         if not rows:
             return None
-        turns = [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
-                           ts=native(r["ts"])) for r in rows]
+        turns = _chunk_turns(rows)
         vectors = {r["id"]: r["embedding"] for r in rows}
         # The context keys are written while the summary is made (its vector embedded): they share nothing
         # but the session node, which each write locks in turn.
-        keys = asyncio.ensure_future(self._context_keys(
-            turns, vectors, {r["id"]: (r["context_text"], r["follows_question"]) for r in rows},
-            [attachment_text(stored_attachments(r)) for r in rows]))
+        keys = asyncio.ensure_future(self._context_keys(turns, vectors, rows))
         enrich = not open_ and self.passes is not None
         try:
             chosen = await self._summarizer(namespace, session_id, len(turns), open_)
@@ -128,14 +221,13 @@ class SessionSummarizer:
                     ) -> tuple[list[dict[str, Any]], list[Summary]]:
         """In one transaction: close the session (when `close`), then its turns and its current summaries."""
         async def work(tx: Tx) -> tuple[list[dict[str, Any]], list[Summary]]:
-            if close and not await tx.run("sessions/close", namespace=namespace, session_id=session_id,
-                                          now=now):
+            key = [{"namespace": namespace, "id": session_id}]
+            if close and not await tx.run("sessions/close", sessions=key, now=now):
                 raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
-            rows = await tx.rows("sessions/index_turns", namespace=namespace, session_id=session_id)
+            rows = await tx.rows("sessions/index_turns", sessions=key)
             if not rows:
                 return rows, []
-            current = await tx.rows("summaries/of_session", namespace=namespace, session_id=session_id,
-                                    include_expired=False)
+            current = await tx.rows("summaries/current_of_sessions", sessions=key)
             return rows, [summary_from_props(r["summary"]) for r in current]
 
         return await self.store.transaction(work)
@@ -168,40 +260,41 @@ class SessionSummarizer:
             return getattr(self.summarizer, "live", self.summarizer)
         return self.interim
 
-    async def _context_keys(self, turns: list[ChunkTurn], own: dict[str, list[float] | None],
-                            stored: dict[str, tuple[str | None, bool | None]], attachments: list[str]) -> None:
+    def _context_rows(self, turns: list[ChunkTurn], own: dict[str, list[float] | None],
+                      stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Each turn's context key (kg.ingest.summaries.keys): its text, and a vector made of the
-        session's stored vectors (nothing is embedded), written where the text or the reply flag changed."""
+        session's stored vectors (nothing is embedded), where the text or the reply flag differs from
+        the stored one (`stored`: the session's `sessions/index_turns` rows)."""
         cfg = self.settings.memory.summaries
-        texts = context_texts(turns, cfg.context_turns, attachments)
+        texts = context_texts(turns, cfg.context_turns, [attachment_text(stored_attachments(r)) for r in stored])
         keys = context_vectors([own.get(t.id) for t in turns], cfg.context_turns, cfg.context_weight)
         asks = short_replies(turns)
-        changed: list[dict[str, Any]] = [{"id": t.id, "text": x, "follows_question": a, "embedding": v}
-                                         for t, x, a, v in zip(turns, texts, asks, keys)
-                                         if stored.get(t.id) != (x, a)]
+        before = {r["id"]: (r["context_text"], r["follows_question"]) for r in stored}
+        return [{"id": t.id, "text": x, "follows_question": a, "embedding": v}
+                for t, x, a, v in zip(turns, texts, asks, keys) if before.get(t.id) != (x, a)]
+
+    async def _context_keys(self, turns: list[ChunkTurn], own: dict[str, list[float] | None],
+                            stored: list[dict[str, Any]]) -> None:
+        """Write the session's changed context keys (`_context_rows`), a page per transaction."""
+        changed = self._context_rows(turns, own, stored)
         size = self.settings.ingest.batch_size
         for start in range(0, len(changed), size):
             page = changed[start : start + size]
-            written = revisions(await self.store.write("turns/set_context", model=self.embedder.name,
-                                                       rows=page))
-            if self.sink is not None:
-                for (namespace, session_id), revision in written.items():
-                    self.sink.contexts_written(namespace, session_id, revision,
-                                               {r["id"]: (r["embedding"], r["follows_question"], r["text"])
-                                                for r in page})
+            self._tell_sink(await self.store.write("turns/set_context", model=self.embedder.name, rows=page), page)
 
-    async def write(
-        self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
-        draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime, model: str | None = None,
-        done: _Done | None = None,
-    ) -> Summary:
-        """Write a new version of the summary in `slot`; `done`: the session's last write, which marks the
-        session summarized in the same transaction."""
+    def _tell_sink(self, revised: list[dict[str, Any]], rows: list[dict[str, Any]]) -> None:
+        """The sink hears each session's new context keys at the revision their write left."""
+        if self.sink is None or not revised:
+            return
+        keys = {r["id"]: (r["embedding"], r["follows_question"], r["text"]) for r in rows}
+        for (namespace, session_id), revision in revisions(revised).items():
+            self.sink.contexts_written(namespace, session_id, revision, keys)
+
+    def _pending(self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
+                 draft: SummaryDraft, prompt_version: str, children: list[str], model: str | None) -> "_Pending":
+        """What a new version of the summary in `slot` writes, its vector begun (`_Pending.vector`)."""
         text = draft.text[: self.settings.ingest.max_embed_chars]
         early = draft.early_vector(text, self.embedder.name)
-        [vector] = await (early.vectors if early is not None else embed_async(self.embedder, [text]))
-        if done is not None:
-            await done.ready()
         props = {
             **draft.model_dump(), "kind": kind, "slot": slot, "level": level,
             "keywords": "; ".join([*draft.topics, *draft.entities]),
@@ -211,16 +304,74 @@ class SessionSummarizer:
             "quoted_turns": list(early.quoted) if early is not None and early.quoted else None,
         }
         prefix = "sum-" + hashlib.sha256(f"{namespace}\x1f{session_id}\x1f{slot}".encode()).hexdigest()[:20]
+        vectors = early.vectors if early is not None else asyncio.ensure_future(embed_async(self.embedder, [text]))
+        return _Pending(namespace, session_id, props, prefix, children, vectors)
+
+    async def write(
+        self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
+        draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime, model: str | None = None,
+        done: _Done | None = None,
+    ) -> Summary:
+        """Write a new version of the summary in `slot`; `done`: the session's last write, which marks the
+        session summarized in the same transaction."""
+        pending = self._pending(namespace, session_id, kind, slot, level, covered, draft, prompt_version, children,
+                                model)
+        vector = await pending.vector()
+        if done is not None:
+            await done.ready()
 
         async def work(tx: Tx) -> dict[str, Any]:
-            await tx.run("summaries/session_lock", namespace=namespace, session_id=session_id)
-            rows = await tx.run("summaries/replace", namespace=namespace, session_id=session_id, props=props,
-                                id_prefix=prefix, children=children, embedding=vector, now=now)
+            await tx.run("summaries/session_lock", sessions=[{"namespace": namespace, "id": session_id}])
+            rows = await tx.run("summaries/replace", rows=[pending.row(vector)], now=now)
             if done is not None:
                 await done.write(tx, rows[0]["summary"]["version"])
             return rows[0]["summary"]
 
         return summary_from_props(await self.store.transaction(work))
+
+
+class _Pending:
+    """A summary version to write: its properties and its vector (a future: made of the quoted turns'
+    vectors, or being embedded)."""
+
+    def __init__(self, namespace: str, session_id: str, props: dict[str, Any], prefix: str, children: list[str],
+                 vectors: asyncio.Future[list[list[float]]]) -> None:
+        self.namespace, self.session_id, self.props, self.prefix = namespace, session_id, props, prefix
+        self.children, self._vectors = children, vectors
+
+    async def vector(self) -> list[float]:
+        [vector] = await self._vectors
+        return vector
+
+    def row(self, vector: list[float]) -> dict[str, Any]:
+        """The row of `summaries/replace`."""
+        return {"namespace": self.namespace, "session_id": self.session_id, "props": self.props,
+                "id_prefix": self.prefix, "children": self.children, "embedding": vector}
+
+
+def _chunk_turns(rows: list[dict[str, Any]]) -> list[ChunkTurn]:
+    """A session's `sessions/index_turns` rows as the summarizers read them."""
+    return [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
+                      ts=native(r["ts"])) for r in rows]
+
+
+def _groups(rows: list[dict[str, Any]], turns: int) -> list[list[dict[str, Any]]]:
+    """Due sessions in consecutive groups of about `turns` turns (a larger session is a group alone)."""
+    groups: list[list[dict[str, Any]]] = []
+    held = turns
+    for row in rows:
+        if held + row["turns"] > turns:
+            groups.append([])
+            held = 0
+        groups[-1].append(row)
+        held += row["turns"]
+    return groups
+
+
+def _mark(namespace: str, session_id: str, turns: list[ChunkTurn], version: int) -> dict[str, Any]:
+    """The row of `sessions/mark_summarized`."""
+    return {"namespace": namespace, "id": session_id, "count": len(turns), "version": version,
+            "speakers": sorted({t.speaker for t in turns if t.speaker})}
 
 
 class _Done:
@@ -243,11 +394,10 @@ class _Done:
         if self.meter.calls:
             await tx.run("sessions/add_llm_usage", namespace=self.namespace, session_id=self.session_id,
                          **self.meter.totals())
-        await tx.run("summaries/expire_slots", namespace=self.namespace, session_id=self.session_id,
-                     keep=sorted(self.kept), now=self.now)
-        await tx.run("sessions/mark_summarized", namespace=self.namespace, session_id=self.session_id,
-                     count=len(self.turns), now=self.now, version=version,
-                     speakers=sorted({t.speaker for t in self.turns if t.speaker}))
+        await tx.run("summaries/expire_slots", sessions=[{"namespace": self.namespace, "id": self.session_id,
+                                                          "keep": sorted(self.kept)}], now=self.now)
+        await tx.run("sessions/mark_summarized", sessions=[_mark(self.namespace, self.session_id, self.turns, version)],
+                     now=self.now)
         self.written = True
 
 

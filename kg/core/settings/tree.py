@@ -138,8 +138,9 @@ class SessionSettings(Section):
     # with an LLM, an open session is summarized by it at most every this many turns (offline in
     # between; 0: only when it closes); see docs/llm-cost.md
     llm_summary_every_messages: int = Field(50, ge=0)
-    # sessions a sweep (`summarize_due`, the closing after a bulk import) summarizes at once: their
-    # statements and the summarizer's work overlap; each session is still one summarizer call
+    # what a sweep (`summarize_due`, the closing after a bulk import) summarizes at once: batches of
+    # sessions with the offline summarizer (about `[ingest] batch_size` turns each, read in one
+    # transaction and written in one), single sessions with an LLM (each one summarizer call)
     close_concurrency: int = Field(4, ge=1)
 
 
