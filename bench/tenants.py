@@ -19,6 +19,8 @@ Then, for `--sample` tenants of each size bucket and `--queries` questions each:
   tenant (cosine over the tenant's own vectors): the share of the exact list's places the index
   list fills with a vector scoring at least as well (ties, frequent with pooled vectors, count);
 - `search`: `Memory.retrieve` p50/p95 per bucket, after `--warmup` questions;
+- `import`: the largest sampled tenant exported with `kg export --vectors` and loaded into a fresh
+  namespace with `kg import ndjson` (the CLI, each its own process), turns per second of each;
 - `planted`: the LoCoMo development conversations (`--data`), each in its own namespace, planted
   in the crowd: turn R@10 and session R@5 of the default search and of the index path
   (`exact_max_turns = 0`), measured before the crowd is written (`alone`) and after (`crowd`). A
@@ -33,7 +35,9 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -141,6 +145,7 @@ async def vector_recall(memory: AsyncMemory, chosen: dict[str, list[int]], sizes
                         seed: int) -> dict[str, Any]:
     store = memory.store
     depth = memory.settings.memory.retrieval.index_candidates
+    policy = memory.settings.memory.vectors
     total = sum(sizes)
     rng = random.Random(seed)
     out: dict[str, Any] = {}
@@ -154,7 +159,7 @@ async def vector_recall(memory: AsyncMemory, chosen: dict[str, list[int]], sizes
                 for key in KEYS:
                     lists = [await cand.turn_list(store, "vector", key, ns, vector=vector, lucene="", depth=depth,
                                                   exact=exact, as_of=None,
-                                                  fetch=cand.overfetch(depth, sizes[i], total))
+                                                  fetch=cand.index_fetch(store, policy, depth, sizes[i], total))
                              for exact in (False, True)]
                     shares[key].append(filled(*lists))
                 index_s, exact_s = [await cand.summary_sessions(store, "vector", ns, vector=vector, lucene="",
@@ -184,6 +189,23 @@ async def search_latency(memory: AsyncMemory, chosen: dict[str, list[int]], quer
         out[bucket] = {"p50_ms": round(statistics.median(ms), 2), "p95_ms": round(scale.percentile(ms, 0.95), 2),
                        "queries": len(ms)}
     return out
+
+
+def import_speed(source: str, turns: int) -> dict[str, Any]:
+    """`kg export --vectors` of `source`, then `kg import ndjson` of the file into a fresh namespace,
+    through the CLI; the copy is deleted (by the caller's clean-up of the prefix)."""
+    target = f"{PREFIX}-import"
+    cli = [sys.executable, "-m", "kg.cli"]
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "tenant.ndjson"
+        started = time.perf_counter()
+        subprocess.run([*cli, "export", "-n", source, "--vectors", "-o", str(file)], check=True, capture_output=True)
+        exported = time.perf_counter() - started
+        started = time.perf_counter()
+        subprocess.run([*cli, "import", "ndjson", str(file), "-n", target], check=True, capture_output=True)
+        imported = time.perf_counter() - started
+    return {"namespace": source, "turns": turns, "export_s": round(exported, 1), "import_s": round(imported, 1),
+            "import_turns_per_s": round(turns / imported)}
 
 
 async def planted(data: Path, conversations: list[dict], prefix: str) -> dict[str, Any]:
@@ -225,6 +247,11 @@ async def run(turns: int, tenants: int, per_bucket: int, queries: int, warmup: i
         async with AsyncMemory(settings) as memory:
             result["search"] = await search_latency(memory, chosen, queries, warmup, seed)
             result["vector_recall"] = await vector_recall(memory, chosen, sizes, queries, seed)
+            largest = max((i for members in chosen.values() for i in members), key=lambda i: sizes[i])
+            await memory.delete_namespace(f"{PREFIX}-import")
+        result["import"] = await asyncio.to_thread(import_speed, namespace(largest), sizes[largest])
+        async with AsyncMemory(settings) as memory:
+            await memory.delete_namespace(f"{PREFIX}-import")
         if conversations:
             result["planted"] = {"alone": alone, "crowd": await planted(data, conversations, plant)}
     finally:

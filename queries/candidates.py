@@ -11,6 +11,7 @@ from typing import Any
 from kg.core.models.recall import Summary, summary_from_props
 from kg.core.models.turns import Role, Session, Turn, attachments_of
 from kg.core.models.values import native_props
+from kg.core.settings.memory import VectorSearchSettings
 from kg.core.store.store import Store
 from kg.core.vocabulary import Trust
 
@@ -104,21 +105,25 @@ async def fallback_turn_list(store: Store, namespace: str, *, vector: list[float
     return _candidates(row)
 
 
-async def turn_list_in_sessions(
-    store: Store, key: Key, namespace: str, sessions: list[str], *, vector: list[float], depth: int,
+async def turn_lists_in_sessions(
+    store: Store, keys: list[Key], namespace: str, sessions: list[str], *, vector: list[float], depth: int,
     as_of: datetime | None,
-) -> tuple[list[Candidate], dict[str, Turn]]:
-    """Exact cosine on `key` inside `sessions` (stage 2 when stage 1 used the approximate index), with
-    the turns found, hydrated."""
-    _, prop = INDEXES[("vector", key)]
-    row = await store.read_row("retrieval/vector_sessions", property=prop, vector=vector, namespace=namespace,
-                               sessions=sessions, k=depth, as_of=as_of)
-    found, turns = [], {}
-    for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model, *attachments in \
-            row.get("rows", []):
-        found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role))
-        turns[tid] = _turn(tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model, *attachments)
-    return found, turns
+) -> tuple[list[list[Candidate]], dict[str, Turn]]:
+    """Exact cosine on each of `keys` inside `sessions` (stage 2 when stage 1 used the approximate
+    index), one list per key, in one statement; with the turns found, hydrated."""
+    properties = [INDEXES[("vector", key)][1] for key in keys]
+    row = await store.read_row("retrieval/vector_sessions", properties=properties, vector=vector,
+                               namespace=namespace, sessions=sessions, k=depth, as_of=as_of)
+    by_key: dict[int, list[Candidate]] = {}
+    turns: dict[str, Turn] = {}
+    for i, rows in row.get("lists", []):
+        found = by_key.setdefault(i, [])
+        for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model, *attachments in rows:
+            found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role))
+            if tid not in turns:
+                turns[tid] = _turn(tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model,
+                                   *attachments)
+    return [by_key.get(i, []) for i in range(len(keys))], turns
 
 
 async def summary_sessions(
@@ -165,6 +170,22 @@ class NamespaceSizes:
         size, total = (int(rows[0]["turns"]), int(rows[0]["total"])) if rows else (0, 0)
         self._cache[namespace] = (time.monotonic() + SIZE_TTL_S, size, total)
         return size, total
+
+
+def filtered(store: Store) -> bool:
+    """Whether this server's vector indexes filter by tenant inside the index (Cypher 25 SEARCH, 2026.02
+    and later: `Capabilities.path` "cypher25"); else they are global, filtered after the search."""
+    return store.capabilities.path == "cypher25"
+
+
+def index_fetch(store: Store, policy: VectorSearchSettings, depth: int, size: int, total: int) -> int:
+    """Index hits to ask for, to keep `depth` of a namespace holding `size` of the index's `total`
+    turns: where the index filters by tenant (`Capabilities.path` "cypher25"), `depth` times
+    `index_overfetch_turns` (HNSW's candidate list, and so its recall, grows with what it is asked
+    for); else enough that about `depth` of the global index's hits are the namespace's (`overfetch`)."""
+    if filtered(store):
+        return policy.index_fetch("turns", depth)
+    return overfetch(depth, size, total)
 
 
 def overfetch(depth: int, size: int, total: int, floor: int = 0) -> int:

@@ -11,9 +11,10 @@ per session, then top K. A recipe's rerank stage (`kg.queries.rerank`) reorders 
 `rerank_top_n` of that final list (of the fused list for single-stage recipes); the scores stay
 with the ranks, so a reranked list still reads best first.
 
-Small namespaces are searched by exact cosine (the index over-fetch would mostly hit other
-tenants' turns), over their vectors cached in memory (`kg.queries.vectors`); large ones by the HNSW
-index, with stage 2 exact inside the chosen sessions.
+Small namespaces are searched by exact cosine over their vectors cached in memory
+(`kg.queries.vectors`); large ones by the HNSW index: filtered to the tenant inside the index where
+the server can (2026.02 and later), else a global index over-fetched by the namespace's share, with
+the dense lists read again exactly inside the sessions stage 1 chose.
 
 With tracing on, a search is a span (`retrieval`) with its stages below it: `retrieval.lists` (the
 ranked lists, stage 1's summary lists among them), `retrieval.stage2`, `retrieval.rerank` and
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
@@ -131,20 +132,11 @@ class Retriever:
         words = bounded(content_terms(query) if recipe.content_words else query)
         lucene = lucene_escape(words)
         # The namespace's size (cached) decides exact search or the index, and so whose statistics
-        # BM25 reads. The query is embedded first: on a small machine, embedding while the lists
-        # run only stretches both.
-        sizing = self.sizes.counts(namespace)
-        if needs_vector and vector is None:
-            embedded, (size, total) = await asyncio.gather(self.chain.embed([query]), sizing)
-            [vector] = embedded.vectors
-            if embedded.degraded is not None:
-                return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of,
-                                            embedded.degraded)
-        else:
-            size, total = await sizing
+        # BM25 reads.
+        size, total = await self.sizes.counts(namespace)
         exact = self.vector_search.exact("turns", size)
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
-        fetch = cand.overfetch(depth, size, total)  # index hits for about `depth` in this namespace
+        fetch = cand.index_fetch(self.store, self.vector_search, depth, size, total)
         alone = 0 < size == total  # the only tenant: BM25 needs no namespace clause
 
         def store_list(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
@@ -172,16 +164,53 @@ class Retriever:
                                          depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of,
                                          alone=alone)
 
-        jobs: dict[object, Awaitable] = {(m, key): turn_job(m, key) for m, key in recipe.lists}
-        if recipe.two_stage:  # a summary list weighted 0 is not read
-            if recipe.summary_text_weight:
-                jobs["summary:fulltext"] = summary_job("fulltext")
-            if recipe.summary_vector_weight:
-                jobs["summary:vector"] = summary_job("vector")
-            if window is not None:
-                jobs["window"] = cand.sessions_in_window(self.store, namespace, window, recipe.boosts.time_slack_days)
-        with span("retrieval.lists", (("kg.retrieval.lists", len(jobs)), ("kg.retrieval.exact", exact))):
-            done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
+        jobs: dict[object, asyncio.Future] = {}
+
+        def start(name: object, job: Awaitable) -> None:
+            jobs[name] = asyncio.ensure_future(job)
+
+        def keyword_jobs() -> None:
+            for m, key in recipe.lists:
+                if m == "fulltext":
+                    start((m, key), turn_job(m, key))
+            if recipe.two_stage and recipe.summary_text_weight:  # a summary list weighted 0 is not read
+                start("summary:fulltext", summary_job("fulltext"))
+
+        # On the index path the BM25 lists run on the server while the query is embedded here; on the
+        # exact path both are this process's work (a small machine only stretches both), so the
+        # query is embedded first.
+        degraded: str | None = None
+        with span("retrieval.lists", (("kg.retrieval.exact", exact),)) as traced:
+            if not exact:
+                keyword_jobs()
+            if needs_vector and vector is None:
+                try:
+                    embedded = await self.chain.embed([query])
+                except BaseException:
+                    await _cancel(jobs.values())
+                    raise
+                [vector] = embedded.vectors
+                degraded = embedded.degraded
+            if degraded is None:
+                if exact:
+                    keyword_jobs()
+                for m, key in recipe.lists:
+                    if m == "vector":
+                        start((m, key), turn_job(m, key))
+                if recipe.two_stage:
+                    if recipe.summary_vector_weight:
+                        start("summary:vector", summary_job("vector"))
+                    if window is not None:
+                        start("window", cand.sessions_in_window(self.store, namespace, window,
+                                                                recipe.boosts.time_slack_days))
+                traced.set("kg.retrieval.lists", len(jobs))
+            try:
+                done = dict(zip(jobs, await asyncio.gather(*jobs.values()))) if degraded is None else {}
+            finally:
+                await _cancel(jobs.values())  # a failed list's siblings, or a degraded search's BM25 lists
+        if degraded is not None:
+            assert vector is not None
+            return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of, degraded)
         lists: list[list[cand.Candidate]] = [done[(m, key)] for m, key in recipe.lists]
         pool = {c.id: c for ranked in lists for c in ranked}
         signals = await self._signals(namespace, pool, recipe)
@@ -214,7 +243,10 @@ class Retriever:
             on_sessions(ordered_sessions)
 
         hydrated = {}
-        if not exact and dense and top_sessions:
+        # Stage 2 re-reads the dense lists exactly where the index lists may have missed the tenant's
+        # turns: a global index over-fetched by share (Cypher 5). An index filtered by tenant gives
+        # the exact lists already (bench.tenants), so its ranking is the exact path's.
+        if not exact and dense and top_sessions and not cand.filtered(self.store):
             with span("retrieval.stage2", (("kg.retrieval.sessions", len(top_sessions)),)):
                 lists, hydrated = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth,
                                                            as_of)
@@ -241,7 +273,7 @@ class Retriever:
         """The primary embedder is down: `vector` is the fallback's, comparable only with the fallback
         vectors, so the recipe's lists give way to those and BM25, fused; no summaries, no rerank."""
         depth = max(self.settings.index_candidates, k)
-        fetch = cand.overfetch(depth, size, total)
+        fetch = cand.index_fetch(self.store, self.vector_search, depth, size, total)
         with span("retrieval.degraded"):
             lists = await asyncio.gather(
                 cand.fallback_turn_list(self.store, namespace, vector=vector, depth=depth, fetch=fetch, as_of=as_of),
@@ -318,11 +350,10 @@ class Retriever:
     ) -> tuple[list[list[cand.Candidate]], dict[str, Turn]]:
         """Stage 2 on large namespaces: the dense lists again, exactly, inside the chosen sessions."""
         assert vector is not None
-        redone = await asyncio.gather(*[
-            cand.turn_list_in_sessions(self.store, key, namespace, sessions, vector=vector, depth=depth, as_of=as_of)
-            for m, key in recipe.lists if m == "vector"])
-        hydrated = {tid: turn for _, turns in redone for tid, turn in turns.items()}
-        it = iter(ranked for ranked, _ in redone)
+        keys = [key for m, key in recipe.lists if m == "vector"]
+        redone, hydrated = await cand.turn_lists_in_sessions(self.store, keys, namespace, sessions, vector=vector,
+                                                             depth=depth, as_of=as_of)
+        it = iter(redone)
         return [next(it) if m == "vector" else ranked for (m, _), ranked in zip(recipe.lists, lists)], hydrated
 
     async def _signals(self, namespace: str, pool: dict[str, cand.Candidate], recipe: Recipe,
@@ -363,6 +394,14 @@ class Retriever:
         speakers = {c.speaker for c in pool.values() if c.speaker}
         found = named(query, speakers)
         return found if found != speakers else set()
+
+
+async def _cancel(jobs: Iterable[asyncio.Future]) -> None:
+    """Cancel the lists still running (a failed or degraded search) and wait for them to end."""
+    pending = [job for job in jobs if not job.done()]
+    for job in pending:
+        job.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
 
 
 def _first_seen(order: list[str], pool: dict[str, cand.Candidate]) -> list[tuple[str, float]]:

@@ -10,8 +10,9 @@ from pydantic import ValidationError
 
 from kg import AsyncMemory
 from kg.core.settings.memory import VectorSearchSettings
+from kg.core.store.capabilities import Capabilities
 from kg.queries.analysis import named, time_window
-from kg.queries.candidates import overfetch
+from kg.queries.candidates import index_fetch, overfetch
 from kg.queries.fusion import best_per_group, group_scores, normalized, ranking, rrf
 from kg.queries.recall import query_keys
 from kg.queries.recipes import BM25, FLAT, HIERARCHICAL, HYBRID, RECIPES, recipe
@@ -70,6 +71,21 @@ def test_index_overfetch_follows_the_namespace_share() -> None:
     assert overfetch(50, 10_000, 100_000) == 600  # a tenth of it: ten times that
     assert overfetch(50, 1_000, 1_000_000) == 1000  # capped
     assert overfetch(50, 0, 0) == 60 and overfetch(50, 100, 100, floor=100) == 100
+
+
+def test_the_index_is_asked_by_depth_where_it_filters_by_tenant_else_by_share() -> None:
+    """A tenant-filtered index (2026.02+) is asked for `index_overfetch_turns` times the depth (a wider
+    HNSW candidate list); a global one (5.26) for enough that the depth falls in the namespace."""
+    class Server:
+        def __init__(self, version: str, cypher: tuple[str, ...]) -> None:
+            self.capabilities = Capabilities(version, "community", cypher)
+
+    policy = VectorSearchSettings()
+    filtering, lts = Server("2026.08.1", ("5", "25")), Server("5.26.30", ("5",))
+    assert index_fetch(filtering, policy, 50, 10_000, 1_000_000) == 100  # type: ignore[arg-type]
+    assert index_fetch(filtering, VectorSearchSettings(index_overfetch_turns=3), 50, 10, 10) == 150  # type: ignore[arg-type]
+    assert index_fetch(lts, policy, 50, 10_000, 100_000) == 600  # type: ignore[arg-type]
+    assert index_fetch(Server("2026.01.0", ("5", "25")), policy, 50, 10_000, 100_000) == 600  # type: ignore[arg-type]
 
 
 def test_recipes_are_frozen_and_copied() -> None:

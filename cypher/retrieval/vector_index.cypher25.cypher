@@ -1,6 +1,7 @@
 // Approximate (HNSW) search of the vector index $index, filtered inside the index to the namespace and
 // `as_of` (Cypher 25 SEARCH, 2026.02 and later): the index answers as if it held only this tenant's
-// turns, so it is asked for $k, not over-fetched ($fetch is the Cypher 5 form's). The index name
+// turns: it is asked for $fetch (a few times $k: HNSW's candidate list grows with it,
+// kg.queries.candidates.index_fetch) and the best $k are kept. The index name
 // cannot be a parameter of SEARCH: one branch per turn index, and only the one named runs (the
 // fallback embedder's index, which exists only with a fallback, is retrieval/fallback_vector_index).
 // One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score,
@@ -11,14 +12,14 @@ CALL () {
   MATCH (t:Turn)
     SEARCH t IN (VECTOR INDEX turn_embedding FOR $vector
                  WHERE t.namespace = $namespace AND t.ts <= coalesce($as_of, datetime('9999-12-31T23:59:59Z'))
-                 LIMIT $k) SCORE AS score
+                 LIMIT $fetch) SCORE AS score
   RETURN t, score
   UNION ALL
   FILTER $index = 'turn_context_embedding'
   MATCH (t:Turn)
     SEARCH t IN (VECTOR INDEX turn_context_embedding FOR $vector
                  WHERE t.namespace = $namespace AND t.ts <= coalesce($as_of, datetime('9999-12-31T23:59:59Z'))
-                 LIMIT $k) SCORE AS score
+                 LIMIT $fetch) SCORE AS score
   RETURN t, score
 }
 WITH t, round(score, 6) AS score

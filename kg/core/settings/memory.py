@@ -135,20 +135,25 @@ class VectorSearchSettings(Section):
     scanned exactly (cosine over each vector, which beats an index that spans every namespace while
     the set is small); a larger one asks the HNSW index, fetching `index_overfetch_<kind>` hits per
     neighbour kept (up to `index_max_fetch`), since the index also returns other sets' vectors.
-    Turns' index depth is `[memory.retrieval] index_candidates`."""
+    Turns' index depth is `[memory.retrieval] index_candidates`; where the index filters by tenant
+    (2026.02 and later) it is asked for `index_overfetch_turns` times that, else for the depth over
+    the namespace's share of the index (`kg.queries.candidates.index_fetch`)."""
 
     exact_max_turns: int = Field(3000, ge=0)  # a namespace's turns
     exact_max_corrections: int = Field(5000, ge=0)  # a namespace's live corrections
     exact_max_entities: int = Field(300, ge=0)  # a namespace's embedded names of one entity type
     index_overfetch_corrections: int = Field(10, ge=1)
     index_overfetch_entities: int = Field(4, ge=1)
+    # a wider HNSW candidate list for the same depth: at 1M turns, tenants of 10k-50k turns kept 0.988
+    # of their exact top 50 at 1 and 1.0 at 2, for about 1 ms a list (docs/benchmarks.md, bench.tenants)
+    index_overfetch_turns: int = Field(2, ge=1)
     index_max_fetch: int = Field(1000, ge=1)
 
     def exact(self, kind: VectorSet, size: int) -> bool:
         """Whether a set of `size` vectors of this kind is scanned exactly rather than through the index."""
         return size <= getattr(self, f"exact_max_{kind}")
 
-    def index_fetch(self, kind: Literal["corrections", "entities"], k: int, diluted: int = 0) -> int:
+    def index_fetch(self, kind: Literal["corrections", "entities", "turns"], k: int, diluted: int = 0) -> int:
         """How many index hits to ask for to keep `k` of one set; `diluted`: a larger estimate
         when the set is a small share of what the index holds."""
         return min(self.index_max_fetch, max(k * getattr(self, f"index_overfetch_{kind}"), diluted))
