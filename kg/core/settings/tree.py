@@ -67,9 +67,7 @@ class LocalServerSettings(Section):
     page_cache: str = "512m"
     auth: bool = True
     start_timeout_s: float = 120.0
-    # a clean stop checkpoints (and merges the index segments bulk writes left): on a million turns
-    # that took over a minute; a server killed after this long recovers at its next start
-    stop_timeout_s: float = 300.0
+    stop_timeout_s: float = 60.0  # a server still running after this is killed (it recovers at its next start)
 
     @field_validator("heap", "page_cache")
     @classmethod
