@@ -219,3 +219,11 @@ async def hydrate_sessions(store: Store, namespace: str, ids: list[str]) -> dict
     rows = await store.read("retrieval/sessions_hydrate", namespace=namespace, ids=ids)
     return {r["session"]["id"]: (Session.model_validate(native_props(r["session"])),
                                  summary_from_props(r["summary"]) if r["summary"] else None) for r in rows}
+
+
+def first_seen(order: list[str], pool: dict[str, Candidate]) -> list[tuple[str, float]]:
+    """The sessions of `order`'s turns, each scored 1 / the rank of its first turn."""
+    seen: dict[str, float] = {}
+    for rank, tid in enumerate(order, start=1):
+        seen.setdefault(pool[tid].session_id, 1.0 / rank)
+    return list(seen.items())

@@ -176,36 +176,29 @@ class Retriever:
             if recipe.two_stage and recipe.summary_text_weight:  # a summary list weighted 0 is not read
                 start("summary:fulltext", summary_job("fulltext"))
 
-        # On the index path the BM25 lists run on the server while the query is embedded here; on the
-        # exact path both are this process's work (a small machine only stretches both), so the
-        # query is embedded first.
+        # The index path's BM25 lists run on the server while the query is embedded; on the exact path
+        # both are this process's work (a small machine only stretches both): the query comes first.
         degraded: str | None = None
         with span("retrieval.lists", (("kg.retrieval.exact", exact),)) as traced:
-            if not exact:
-                keyword_jobs()
-            if needs_vector and vector is None:
-                try:
-                    embedded = await self.chain.embed([query])
-                except BaseException:
-                    await _cancel(jobs.values())
-                    raise
-                [vector] = embedded.vectors
-                degraded = embedded.degraded
-            if degraded is None:
-                if exact:
+            try:
+                if not exact:
                     keyword_jobs()
-                for m, key in recipe.lists:
-                    if m == "vector":
-                        start((m, key), turn_job(m, key))
-                if recipe.two_stage:
-                    if recipe.summary_vector_weight:
+                if needs_vector and vector is None:
+                    embedded = await self.chain.embed([query])
+                    [vector], degraded = embedded.vectors, embedded.degraded
+                if degraded is None:
+                    if exact:
+                        keyword_jobs()
+                    for m, key in recipe.lists:
+                        if m == "vector":
+                            start((m, key), turn_job(m, key))
+                    if recipe.two_stage and recipe.summary_vector_weight:
                         start("summary:vector", summary_job("vector"))
-                    if window is not None:
+                    if recipe.two_stage and window is not None:
                         start("window", cand.sessions_in_window(self.store, namespace, window,
                                                                 recipe.boosts.time_slack_days))
-                traced.set("kg.retrieval.lists", len(jobs))
-            try:
-                done = dict(zip(jobs, await asyncio.gather(*jobs.values()))) if degraded is None else {}
+                    traced.set("kg.retrieval.lists", len(jobs))
+                    done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
             finally:
                 await _cancel(jobs.values())  # a failed list's siblings, or a degraded search's BM25 lists
         if degraded is not None:
@@ -224,7 +217,7 @@ class Retriever:
                     order, hydrated = await self._reranked(query, order, scores, recipe)
             rows: dict[str, list] = {}
             order = await self._restated_first(namespace if exact else None, order, scores, pool, recipe, window, rows)
-            sessions = _first_seen(order, pool)
+            sessions = cand.first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated,
                              vector_rows=rows)
 
@@ -282,7 +275,7 @@ class Retriever:
         pool = {c.id: c for ranked in lists for c in ranked}
         scores = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k)
         order = ranking(scores)[:k]
-        return Retrieval([(t, scores[t]) for t in order], _first_seen(order, pool), pool, vector=vector,
+        return Retrieval([(t, scores[t]) for t in order], cand.first_seen(order, pool), pool, vector=vector,
                          degraded=reason)
 
     async def _reranked(self, query: str, order: list[str], scores: dict[str, float], recipe: Recipe,
@@ -403,9 +396,3 @@ async def _cancel(jobs: Iterable[asyncio.Future]) -> None:
         job.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
 
-
-def _first_seen(order: list[str], pool: dict[str, cand.Candidate]) -> list[tuple[str, float]]:
-    seen: dict[str, float] = {}
-    for rank, tid in enumerate(order, start=1):
-        seen.setdefault(pool[tid].session_id, 1.0 / rank)
-    return list(seen.items())

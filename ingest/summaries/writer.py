@@ -23,9 +23,8 @@ from typing import Any
 from kg.core.embedders.base import Embedder, embed_async
 from kg.core.llm.usage import metering
 from kg.core.models.recall import OFFLINE_MODEL, Summary, summary_from_props
-from kg.core.models.values import native
 from kg.core.prompts.extraction import ChunkTurn
-from kg.core.prompts.summaries import Part, SummaryDraft
+from kg.core.prompts.summaries import SummaryDraft
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store, Tx
 
@@ -35,7 +34,8 @@ from .keys import context_texts, context_vectors, short_replies
 from .models import Summarizer
 from .offline import OfflineSummarizer
 from .passes import Passes, stale
-from .plan import SESSION_SLOT, fits_one_call, meta_slot, rollup_groups, window_slot, windows
+from .plan import SESSION_SLOT, windows
+from .steps import Done, Pending, Run, chunk_turns, due_groups, mark_row
 
 log = logging.getLogger(__name__)
 DUE_PAGE = 500
@@ -89,7 +89,7 @@ class SessionSummarizer:
                 "sessions/due", namespace=namespace, idle_before=now - timedelta(minutes=cfg.idle_minutes),
                 every=cfg.summarize_every_messages, limit=DUE_PAGE,
             )
-            groups = _groups(rows, self.settings.ingest.batch_size) if batches else [[r] for r in rows]
+            groups = due_groups(rows, self.settings.ingest.batch_size) if batches else [[r] for r in rows]
             tasks = [asyncio.ensure_future(one(group)) for group in groups]
             try:
                 found = await asyncio.gather(*tasks)
@@ -136,7 +136,7 @@ class SessionSummarizer:
             current.setdefault((r["namespace"], r["session_id"]), {})[summary.slot] = summary
         cfg = self.settings.memory.summaries
         context: list[dict[str, Any]] = []
-        writes: list[_Pending] = []
+        writes: list[Pending] = []
         reused: dict[tuple[str, str], Summary] = {}
         longer: list[tuple[str, str, bool]] = []
         made: dict[tuple[str, str], list[ChunkTurn]] = {}
@@ -144,14 +144,14 @@ class SessionSummarizer:
             rows = by_session.get((ns, sid))
             if not rows:
                 continue
-            turns = _chunk_turns(rows)
+            turns = chunk_turns(rows)
             if len(windows(turns, cfg.window_turns, cfg.token_budget)) != 1:
                 longer.append((ns, sid, close))
                 continue
             made[(ns, sid)] = turns
             vectors = {r["id"]: r["embedding"] for r in rows}
             context += self._context_rows(turns, vectors, rows)
-            run = _Run(self, self.summarizer, ns, sid, turns, vectors, current.get((ns, sid), {}), now, not close)
+            run = Run(self, self.summarizer, ns, sid, turns, vectors, current.get((ns, sid), {}), now, not close)
             old = run._reusable(SESSION_SLOT, turns[0].idx, turns[-1].idx + 1, self.summarizer.prompt_version)
             if old is not None:
                 reused[(ns, sid)] = old
@@ -174,7 +174,7 @@ class SessionSummarizer:
                         **{(r["namespace"], r["session_id"]): r["summary"]["version"] for r in rows}}
             await tx.run("summaries/expire_slots", sessions=[{"namespace": ns, "id": sid, "keep": [SESSION_SLOT]}
                                                              for ns, sid in ordered], now=now)
-            await tx.run("sessions/mark_summarized", sessions=[_mark(ns, sid, made[(ns, sid)], versions[(ns, sid)])
+            await tx.run("sessions/mark_summarized", sessions=[mark_row(ns, sid, made[(ns, sid)], versions[(ns, sid)])
                                                                for ns, sid in ordered], now=now)
             return revised, rows
 
@@ -194,7 +194,7 @@ class SessionSummarizer:
         rows, current = await self._read(namespace, session_id, now, close)
         if not rows:
             return None
-        turns = _chunk_turns(rows)
+        turns = chunk_turns(rows)
         vectors = {r["id"]: r["embedding"] for r in rows}
         # The context keys are written while the summary is made (its vector embedded): they share nothing
         # but the session node, which each write locks in turn.
@@ -203,8 +203,8 @@ class SessionSummarizer:
         try:
             chosen = await self._summarizer(namespace, session_id, len(turns), open_)
             with metering() as meter:
-                done = _Done(self, namespace, session_id, turns, keys, meter, now)
-                run = _Run(self, chosen, namespace, session_id, turns, vectors, {s.slot: s for s in current}, now,
+                done = Done(self, namespace, session_id, turns, keys, meter, now)
+                run = Run(self, chosen, namespace, session_id, turns, vectors, {s.slot: s for s in current}, now,
                            open_, None if enrich else done)
                 done.kept = run.kept
                 summary = await run.session_summary()
@@ -291,8 +291,8 @@ class SessionSummarizer:
             self.sink.contexts_written(namespace, session_id, revision, keys)
 
     def _pending(self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
-                 draft: SummaryDraft, prompt_version: str, children: list[str], model: str | None) -> "_Pending":
-        """What a new version of the summary in `slot` writes, its vector begun (`_Pending.vector`)."""
+                 draft: SummaryDraft, prompt_version: str, children: list[str], model: str | None) -> "Pending":
+        """What a new version of the summary in `slot` writes, its vector begun (`Pending.vector`)."""
         text = draft.text[: self.settings.ingest.max_embed_chars]
         early = draft.early_vector(text, self.embedder.name)
         props = {
@@ -305,12 +305,12 @@ class SessionSummarizer:
         }
         prefix = "sum-" + hashlib.sha256(f"{namespace}\x1f{session_id}\x1f{slot}".encode()).hexdigest()[:20]
         vectors = early.vectors if early is not None else asyncio.ensure_future(embed_async(self.embedder, [text]))
-        return _Pending(namespace, session_id, props, prefix, children, vectors)
+        return Pending(namespace, session_id, props, prefix, children, vectors)
 
     async def write(
         self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
         draft: SummaryDraft, prompt_version: str, children: list[str], now: datetime, model: str | None = None,
-        done: _Done | None = None,
+        done: Done | None = None,
     ) -> Summary:
         """Write a new version of the summary in `slot`; `done`: the session's last write, which marks the
         session summarized in the same transaction."""
@@ -328,150 +328,3 @@ class SessionSummarizer:
             return rows[0]["summary"]
 
         return summary_from_props(await self.store.transaction(work))
-
-
-class _Pending:
-    """A summary version to write: its properties and its vector (a future: made of the quoted turns'
-    vectors, or being embedded)."""
-
-    def __init__(self, namespace: str, session_id: str, props: dict[str, Any], prefix: str, children: list[str],
-                 vectors: asyncio.Future[list[list[float]]]) -> None:
-        self.namespace, self.session_id, self.props, self.prefix = namespace, session_id, props, prefix
-        self.children, self._vectors = children, vectors
-
-    async def vector(self) -> list[float]:
-        [vector] = await self._vectors
-        return vector
-
-    def row(self, vector: list[float]) -> dict[str, Any]:
-        """The row of `summaries/replace`."""
-        return {"namespace": self.namespace, "session_id": self.session_id, "props": self.props,
-                "id_prefix": self.prefix, "children": self.children, "embedding": vector}
-
-
-def _chunk_turns(rows: list[dict[str, Any]]) -> list[ChunkTurn]:
-    """A session's `sessions/index_turns` rows as the summarizers read them."""
-    return [ChunkTurn(id=r["id"], idx=r["idx"], role=r["role"], speaker=r["speaker"], text=r["text"],
-                      ts=native(r["ts"])) for r in rows]
-
-
-def _groups(rows: list[dict[str, Any]], turns: int) -> list[list[dict[str, Any]]]:
-    """Due sessions in consecutive groups of about `turns` turns (a larger session is a group alone)."""
-    groups: list[list[dict[str, Any]]] = []
-    held = turns
-    for row in rows:
-        if held + row["turns"] > turns:
-            groups.append([])
-            held = 0
-        groups[-1].append(row)
-        held += row["turns"]
-    return groups
-
-
-def _mark(namespace: str, session_id: str, turns: list[ChunkTurn], version: int) -> dict[str, Any]:
-    """The row of `sessions/mark_summarized`."""
-    return {"namespace": namespace, "id": session_id, "count": len(turns), "version": version,
-            "speakers": sorted({t.speaker for t in turns if t.speaker})}
-
-
-class _Done:
-    """What ends a summarization, in the transaction of the session summary's write when it makes one:
-    the LLM calls counted, the slots the plan no longer has expired, the session marked summarized."""
-
-    def __init__(self, owner: SessionSummarizer, namespace: str, session_id: str, turns: list[ChunkTurn],
-                 keys: asyncio.Future[None], meter: Any, now: datetime) -> None:
-        self.o, self.namespace, self.session_id, self.turns = owner, namespace, session_id, turns
-        self.keys, self.meter, self.now = keys, meter, now
-        self.kept: set[str] = set()  # the run's slots (`_Run.kept`)
-        self.written = False
-
-    async def ready(self) -> None:
-        """Before the transaction: the context keys written (a session marked summarized has them; their
-        write locks the session too, so it is never awaited inside)."""
-        await self.keys
-
-    async def write(self, tx: Tx, version: int) -> None:
-        if self.meter.calls:
-            await tx.run("sessions/add_llm_usage", namespace=self.namespace, session_id=self.session_id,
-                         **self.meter.totals())
-        await tx.run("summaries/expire_slots", sessions=[{"namespace": self.namespace, "id": self.session_id,
-                                                          "keep": sorted(self.kept)}], now=self.now)
-        await tx.run("sessions/mark_summarized", sessions=[_mark(self.namespace, self.session_id, self.turns, version)],
-                     now=self.now)
-        self.written = True
-
-
-class _Run:
-    """One summarization of one session: windows, rollups, the session summary; reuses every
-    current summary whose slot, range, model and prompt are unchanged."""
-
-    def __init__(self, owner: SessionSummarizer, summarizer: Summarizer, namespace: str, session_id: str,
-                 turns: list[ChunkTurn], vectors: dict[str, list[float] | None], current: dict[str, Summary],
-                 now: datetime, open_: bool, done: _Done | None = None) -> None:
-        """`done`: what the session summary's write also does (`_Done`), None to leave it to the caller."""
-        self.o, self.s, self.namespace, self.session_id, self.turns = owner, summarizer, namespace, session_id, turns
-        self.vectors, self.current, self.now, self.open_, self.done = vectors, current, now, open_, done
-        self.cfg = owner.settings.memory.summaries
-        self.by_idx = {t.idx: t for t in turns}
-        self.kept: set[str] = set()
-
-    def _reusable(self, slot: str, start: int, end: int, prompt_version: str) -> Summary | None:
-        old = self.current.get(slot)
-        if old and old.message_range == (start, end) and old.model == self.s.model \
-                and old.prompt_version == prompt_version:
-            return old
-        return None
-
-    async def _from_turns(self, kind: str, slot: str, run: list[ChunkTurn]) -> Summary:
-        self.kept.add(slot)
-        version = self.s.prompt_version
-        old = self._reusable(slot, run[0].idx, run[-1].idx + 1, version)
-        if old:
-            return old
-        draft = await self.s.summarize_turns(self.session_id, run, [self.vectors.get(t.id) for t in run], self.open_)
-        return await self.o.write(self.namespace, self.session_id, kind, slot, 0, run, draft, version, [], self.now,
-                                  self.s.model, self._done(slot))
-
-    async def _from_parts(self, kind: str, slot: str, level: int, parts: list[Part]) -> Summary:
-        self.kept.add(slot)
-        version = self.s.rollup_prompt_version
-        old = self._reusable(slot, parts[0].start, parts[-1].end, version)
-        if old:
-            return old
-        draft = await self.s.rollup(self.session_id, parts, self.open_)
-        covered = [self.by_idx[parts[0].start], self.by_idx[parts[-1].end - 1]]
-        return await self.o.write(self.namespace, self.session_id, kind, slot, level, covered, draft, version,
-                                  [p.id for p in parts], self.now, self.s.model, self._done(slot))
-
-    def _done(self, slot: str) -> _Done | None:
-        """What the write of `slot` also does: the session's last write for the session summary only."""
-        return self.done if slot == SESSION_SLOT else None
-
-    async def session_summary(self) -> Summary:
-        plan = getattr(self.s, "plan", None)  # the session call's windows are its chunks
-        cuts = plan(self.namespace, self.session_id, self.turns) if plan else \
-            windows(self.turns, self.cfg.window_turns, self.cfg.token_budget)
-        if len(cuts) == 1:
-            return await self._from_turns("session", SESSION_SLOT, cuts[0])
-        parts = [_part(await self._from_turns("window", window_slot(w[0].idx), w)) for w in cuts]
-        level = 1
-        while not fits_one_call(parts, self.cfg.rollup_fanout, self.cfg.token_budget):
-            groups = rollup_groups(parts, self.cfg.rollup_fanout, self.cfg.token_budget)
-            if all(len(g) == 1 for g in groups):  # each part alone fills the budget: shorten them
-                parts = [_shortened(p, self.cfg.token_budget // self.cfg.rollup_fanout) for p in parts]
-                continue
-            parts = [g[0] if len(g) == 1 else
-                     _part(await self._from_parts("meta", meta_slot(level, g[0].start), level, g)) for g in groups]
-            level += 1
-        return await self._from_parts("session", SESSION_SLOT, level, parts)
-
-
-def _part(summary: Summary) -> Part:
-    start, end = summary.message_range
-    return Part(id=summary.id, slot=summary.slot, start=start, end=end, text=summary.text,
-                topics=tuple(summary.topics))
-
-
-def _shortened(part: Part, tokens: int) -> Part:
-    keep = max(40, tokens * 4 - 20)
-    return Part(id=part.id, slot=part.slot, start=part.start, end=part.end, text=part.text[:keep], topics=part.topics)

@@ -153,7 +153,7 @@ class VectorSearchSettings(Section):
         """Whether a set of `size` vectors of this kind is scanned exactly rather than through the index."""
         return size <= getattr(self, f"exact_max_{kind}")
 
-    def index_fetch(self, kind: Literal["corrections", "entities", "turns"], k: int, diluted: int = 0) -> int:
+    def index_fetch(self, kind: VectorSet, k: int, diluted: int = 0) -> int:
         """How many index hits to ask for to keep `k` of one set; `diluted`: a larger estimate
         when the set is a small share of what the index holds."""
         return min(self.index_max_fetch, max(k * getattr(self, f"index_overfetch_{kind}"), diluted))
