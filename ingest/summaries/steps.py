@@ -113,7 +113,7 @@ class Run:
         self.by_idx = {t.idx: t for t in turns}
         self.kept: set[str] = set()
 
-    def _reusable(self, slot: str, start: int, end: int, prompt_version: str) -> Summary | None:
+    def reusable(self, slot: str, start: int, end: int, prompt_version: str) -> Summary | None:
         old = self.current.get(slot)
         if old and old.message_range == (start, end) and old.model == self.s.model \
                 and old.prompt_version == prompt_version:
@@ -123,7 +123,7 @@ class Run:
     async def _from_turns(self, kind: str, slot: str, run: list[ChunkTurn]) -> Summary:
         self.kept.add(slot)
         version = self.s.prompt_version
-        old = self._reusable(slot, run[0].idx, run[-1].idx + 1, version)
+        old = self.reusable(slot, run[0].idx, run[-1].idx + 1, version)
         if old:
             return old
         draft = await self.s.summarize_turns(self.session_id, run, [self.vectors.get(t.id) for t in run], self.open_)
@@ -133,7 +133,7 @@ class Run:
     async def _from_parts(self, kind: str, slot: str, level: int, parts: list[Part]) -> Summary:
         self.kept.add(slot)
         version = self.s.rollup_prompt_version
-        old = self._reusable(slot, parts[0].start, parts[-1].end, version)
+        old = self.reusable(slot, parts[0].start, parts[-1].end, version)
         if old:
             return old
         draft = await self.s.rollup(self.session_id, parts, self.open_)

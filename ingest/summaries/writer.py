@@ -152,7 +152,7 @@ class SessionSummarizer:
             vectors = {r["id"]: r["embedding"] for r in rows}
             context += self._context_rows(turns, vectors, rows)
             run = Run(self, self.summarizer, ns, sid, turns, vectors, current.get((ns, sid), {}), now, not close)
-            old = run._reusable(SESSION_SLOT, turns[0].idx, turns[-1].idx + 1, self.summarizer.prompt_version)
+            old = run.reusable(SESSION_SLOT, turns[0].idx, turns[-1].idx + 1, self.summarizer.prompt_version)
             if old is not None:
                 reused[(ns, sid)] = old
                 continue
