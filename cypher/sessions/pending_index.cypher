@@ -1,8 +1,17 @@
 // Sessions to index: closed (or idle since $idle_before), with turns, and either never indexed by
 // the extractor version $version, grown since, or failed fewer than $max_failures times.
-MATCH (s:Session)
-WHERE ($namespace IS NULL OR s.namespace = $namespace)
-  AND s.message_count > 0
+// $namespace null: every namespace; else that namespace's sessions, sought by index (as in due.cypher).
+CALL () {
+  WITH $namespace AS ns WHERE ns IS NOT NULL
+  MATCH (s:Session {namespace: ns})
+  RETURN s
+  UNION
+  WITH $namespace AS ns WHERE ns IS NULL
+  MATCH (s:Session)
+  RETURN s
+}
+WITH s
+WHERE s.message_count > 0
   AND (s.status = 'closed' OR s.ended_at <= $idle_before)
   AND CASE coalesce(s.extraction_status, 'new')
         WHEN 'extraction_failed' THEN coalesce(s.extraction_failures, 0) < $max_failures
