@@ -289,6 +289,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await store.close()
     idle, loaded = ran["idle"], ran["under_ingest"]
     ratio = loaded["query_p95_ms"] / idle["query_p95_ms"] if idle["query_p95_ms"] else None
+    # the noisy neighbour: another namespace ingesting as fast as the server takes it (the capacity phase)
+    full = ran["capacity"]["query_p95_ms"] if "capacity" in ran else None
+    full_ratio = full / idle["query_p95_ms"] if full is not None and idle["query_p95_ms"] else None
     before_overload = [idle, loaded] + ([ran["capacity"]] if "capacity" in ran else [])
     return {
         "target": f"kg serve (HTTP, workers, scheduler) on {HOST}", "namespace": args.namespace,
@@ -300,7 +303,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_peak_rss_mb": round(peak_rss / 2**20, 1),  # the server and its worker process
         "healthy_after": health == 200,
         "query_p95_ms": {"idle": idle["query_p95_ms"], "under_ingest": loaded["query_p95_ms"],
-                         "ratio": round(ratio, 2) if ratio else None},
+                         "ratio": round(ratio, 2) if ratio else None,
+                         "neighbour_at_capacity": full,
+                         "neighbour_ratio": round(full_ratio, 2) if full_ratio else None},
         "sustained_messages_per_s": ran["capacity"]["sustained_messages_per_s"] if "capacity" in ran else None,
         "overload": ran["overload"]["overload"] if "overload" in ran else None,
         "api_process_time": spent,  # summed over the whole run, warm-up included

@@ -118,10 +118,7 @@ class SessionSummarizer:
 
         async def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             if closing:
-                found = {(r["namespace"], r["id"]) for r in await tx.run("sessions/close", sessions=closing, now=now)}
-                missing = [k for k in closing if (k["namespace"], k["id"]) not in found]
-                if missing:
-                    raise KeyError(f"no session {missing[0]['id']!r} in namespace {missing[0]['namespace']!r}")
+                await _close(tx, closing, now)
             turn_rows = await tx.rows("sessions/index_turns", sessions=keys)
             current = await tx.rows("summaries/current_of_sessions", sessions=keys) if turn_rows else []
             return turn_rows, current
@@ -222,8 +219,8 @@ class SessionSummarizer:
         """In one transaction: close the session (when `close`), then its turns and its current summaries."""
         async def work(tx: Tx) -> tuple[list[dict[str, Any]], list[Summary]]:
             key = [{"namespace": namespace, "id": session_id}]
-            if close and not await tx.run("sessions/close", sessions=key, now=now):
-                raise KeyError(f"no session {session_id!r} in namespace {namespace!r}")
+            if close:
+                await _close(tx, key, now)
             rows = await tx.rows("sessions/index_turns", sessions=key)
             if not rows:
                 return rows, []
@@ -328,3 +325,11 @@ class SessionSummarizer:
             return rows[0]["summary"]
 
         return summary_from_props(await self.store.transaction(work))
+
+
+async def _close(tx: Tx, sessions: list[dict[str, Any]], now: datetime) -> None:
+    """Close `sessions` ({namespace, id} each); KeyError naming the first that does not exist."""
+    found = {(r["namespace"], r["id"]) for r in await tx.run("sessions/close", sessions=sessions, now=now)}
+    missing = [k for k in sessions if (k["namespace"], k["id"]) not in found]
+    if missing:
+        raise KeyError(f"no session {missing[0]['id']!r} in namespace {missing[0]['namespace']!r}")
