@@ -4,8 +4,11 @@ and the HTTP export route call."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Iterable
+from tempfile import TemporaryFile
+from types import TracebackType
+from typing import IO, Any, AsyncIterator, Iterable, Iterator
 
 from kg.core.embedders.base import Embedder
 from kg.core.models import export as fmt
@@ -31,94 +34,148 @@ async def export_namespace(store: Store, namespace: str, subject: str | None = N
         only = [r["ref"] for r in rows]
     yield fmt.header(namespace, subject, vectors, datetime.now(timezone.utc))
     counts = {"node": 0, "edge": 0}
-    for kind, statement in (("node", "export/nodes"), ("edge", "export/edges")):
-        after = ""
-        while True:
-            page = await store.read(statement, namespace=namespace, after=after, only=only,
-                                         skip_labels=list(fmt.SKIP_LABELS), limit=fmt.PAGE)
-            for row in page:
-                yield fmt.node_record(row, vectors) if kind == "node" else fmt.edge_record(row)
-            counts[kind] += len(page)
-            if len(page) < fmt.PAGE:
-                break
-            after = page[-1]["ref"]
+    # a label at a time: each page seeks that label's index on the namespace
+    for label in fmt.IDENTITY:
+        async for row in _pages(store, "export/nodes", "ref", namespace=namespace, label=label, only=only):
+            yield fmt.node_record(row, vectors)
+            counts["node"] += 1
+    for label in fmt.IDENTITY:
+        async for row in _pages(store, "export/edges", "start", namespace=namespace, label=label, only=only,
+                                labels=list(fmt.IDENTITY)):
+            for edge in row["edges"]:
+                yield fmt.edge_record({**edge, "start": row["start"]})
+                counts["edge"] += 1
     yield {"record": "end", "nodes": counts["node"], "edges": counts["edge"]}
+
+
+async def _pages(store: Store, statement: str, cursor: str, **params: Any) -> AsyncIterator[dict[str, Any]]:
+    """The rows of `statement` page by page, each page after the last row's `cursor` (an element id)."""
+    after = ""
+    while True:
+        page = (await store.read_row(statement, after=after, limit=fmt.PAGE, **params))["page"]
+        for row in page:
+            yield row
+        if len(page) < fmt.PAGE:
+            return
+        after = page[-1][cursor]
+
 
 async def import_records(store: Store, embedder: Embedder, settings: Settings, namespace: str,
                          records: Iterable[dict[str, Any]]) -> ImportReport:
-    """Exported records into `namespace` (`AsyncMemory.import_records`)."""
+    """Exported records into `namespace` (`AsyncMemory.import_records`). Two readings of the records:
+    the first checks every line and gathers the ids (a bad file writes nothing), the second writes
+    batch by batch; neither holds the file."""
     check_namespace(namespace)
-    nodes, edges, source = _read(records)
-    ids: dict[str, str] = {}
-    if source != namespace:
-        ids = fmt.id_map(namespace, nodes, edges)
-    report = ImportReport(namespace=namespace, nodes=len(nodes), edges=len(edges))
-    refs: dict[str, str] = {}
-    for start in range(0, len(nodes), BATCH):
-        rows = []
-        for n in nodes[start:start + BATCH]:
-            props = {k: fmt.remap(fmt.decode(v), ids) for k, v in n["props"].items()}
-            props["namespace"] = namespace
-            vectors = fmt.usable_vectors(props, embedder.name)
-            props = {k: v for k, v in props.items() if not fmt.is_vector(k)}
-            rows.append({"ref": n["ref"], "labels": n["labels"], "props": props, "vectors": vectors,
-                         "keys": fmt.identity(n["labels"], props)})
-        for row in await store.write("import/nodes", namespace=namespace, rows=rows):
-            refs[row["ref"]] = row["node"]
-            report.nodes_created += int(row["created"])
-    for start in range(0, len(edges), BATCH):
-        rows = []
-        for e in edges[start:start + BATCH]:
-            props = {k: fmt.remap(fmt.decode(v), ids) for k, v in e["props"].items()}
-            if "namespace" in props:
-                props["namespace"] = namespace
-            rows.append({"type": e["type"], "start": refs[e["start"]], "end": refs[e["end"]], "props": props,
-                         "keys": ["id"] if "id" in props else sorted(props)})
-        [row] = await store.write("import/edges", rows=rows)
-        report.edges_created += row["created"] or 0
+    with _Twice(records) as twice:
+        report, ids = _survey(namespace, twice)
+        refs: dict[str, tuple[str, bool]] = {}  # ref -> (element id of the node found or made, made now)
+        nodes: list[dict[str, Any]] = []
+        edges: dict[bool, list[dict[str, Any]]] = {False: [], True: []}  # True: of a node made now
+        for _, record in fmt.checked(twice):
+            if record["record"] == "node":
+                await _edges(store, edges, report)
+                nodes.append(_node_row(record, namespace, ids, embedder.name))
+                if len(nodes) == BATCH:
+                    await _nodes(store, namespace, nodes, refs, report)
+            elif record["record"] == "edge":
+                await _nodes(store, namespace, nodes, refs, report)
+                (start, made), (end, made_too) = refs[record["start"]], refs[record["end"]]
+                batch = edges[made or made_too]
+                batch.append(_edge_row(record, namespace, ids, start, end))
+                if len(batch) == BATCH:
+                    await _edges(store, edges, report)
+        await _nodes(store, namespace, nodes, refs, report)
+        await _edges(store, edges, report)
     # what searches read that the file did not carry (exported without vectors, or from another
     # embedder) is embedded again by the code that embeds it everywhere else (kg.ingest.reembed)
     report.embedded = await embed_missing(store, embedder, settings, namespace)
     return report
 
 
-def _read(records: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    """The file's nodes and edges, checked line by line, and the namespace it was exported from."""
-    nodes: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    source = ""
-    refs: set[str] = set()
-    ended = False
-    for line, record in enumerate(records, start=1):
-        if not isinstance(record, dict):
-            raise fmt.ExportFormatError(f"line {line}: not a JSON object")
-        if line == 1:
-            fmt.check_header(record)
-            source = str(record.get("namespace", ""))
+def _survey(namespace: str, records: Iterable[Any]) -> tuple[ImportReport, dict[str, str]]:
+    """The first reading: every line checked; the counts, and the new ids of a copy into another
+    namespace than the exported one (every id must be known before the first write: a session names
+    its last turn, a fact its evidence)."""
+    report = ImportReport(namespace=namespace)
+    ids: dict[str, str] = {}
+    renamed = False
+    for _, record in fmt.checked(records):
+        kind = record["record"]
+        if kind == "header":
+            renamed = record["namespace"] != namespace
             continue
-        kind = record.get("record")
-        try:
-            if kind == "node":
-                if not record["labels"] or not isinstance(record["props"], dict):
-                    raise fmt.ExportFormatError(f"line {line}: node needs labels and props")
-                refs.add(record["ref"])
-                nodes.append(record)
-            elif kind == "edge":
-                for end in ("start", "end"):
-                    if record[end] not in refs:
-                        raise fmt.ExportFormatError(f"line {line}: edge {end} {record[end]!r} is no node before it")
-                edges.append(record)
-            elif kind == "end":
-                if (record.get("nodes"), record.get("edges")) != (len(nodes), len(edges)):
-                    raise fmt.ExportFormatError(f"line {line}: end counts {record.get('nodes')}/{record.get('edges')}"
-                                                f" but the file holds {len(nodes)}/{len(edges)}")
-                ended = True
-            else:
-                raise fmt.ExportFormatError(f"line {line}: record is {kind!r}, expected node, edge or end")
-        except KeyError as missing:
-            raise fmt.ExportFormatError(f"line {line}: {kind} record lacks field {missing}") from None
-    if not source:
-        raise fmt.ExportFormatError("line 1: no header (empty file?)")
-    if not ended:
-        raise fmt.ExportFormatError("no end record: the export was cut short")
-    return nodes, edges, source
+        if kind == "node":
+            report.nodes += 1
+        else:
+            report.edges += 1
+        if renamed and (old := fmt.own_id(record)) is not None:
+            ids[old] = fmt.mapped_id(namespace, old)
+    return report, ids
+
+
+def _node_row(record: dict[str, Any], namespace: str, ids: dict[str, str], model: str) -> dict[str, Any]:
+    props = {k: v if fmt.is_vector(k) or not ids else fmt.remap(v, ids) for k, v in record["props"].items()}
+    props["namespace"] = namespace
+    return {"ref": record["ref"], "label": record["labels"][0], "labels": record["labels"],
+            "props": {k: v for k, v in props.items() if not fmt.is_vector(k)},
+            "vectors": fmt.usable_vectors(props, model)}
+
+
+def _edge_row(record: dict[str, Any], namespace: str, ids: dict[str, str], start: str, end: str) -> dict[str, Any]:
+    props = {k: fmt.remap(v, ids) for k, v in record["props"].items()}
+    if "namespace" in props:
+        props["namespace"] = namespace
+    return {"type": record["type"], "start": start, "end": end, "props": props,
+            "keys": ["id"] if "id" in props else sorted(props)}
+
+
+async def _nodes(store: Store, namespace: str, rows: list[dict[str, Any]], refs: dict[str, tuple[str, bool]],
+                 report: ImportReport) -> None:
+    """Write a batch of node rows (each found by its label's identity, or made), then empty it."""
+    if rows:
+        for row in await store.write("import/nodes", namespace=namespace, rows=rows):
+            refs[row["ref"]] = (row["node"], row["created"])
+            report.nodes_created += int(row["created"])
+        rows.clear()
+
+
+async def _edges(store: Store, rows: dict[bool, list[dict[str, Any]]], report: ImportReport) -> None:
+    """Write the batches of edge rows, then empty them: an edge of a node this import made cannot be
+    there yet and is made without looking; the others are looked for first (a re-import)."""
+    for of_new, statement in ((True, "import/edges_of_new_nodes"), (False, "import/edges")):
+        if rows[of_new]:
+            [row] = await store.write(statement, rows=rows[of_new])
+            report.edges_created += row["created"] or 0
+            rows[of_new].clear()
+
+
+class _Twice:
+    """Records to read twice. A list, or an iterable that starts again on each reading (the CLI's
+    file), is read as it is; a one-shot iterator (a generator) is copied to a temporary file as it is
+    read the first time, and read back from there the second time."""
+
+    def __init__(self, records: Iterable[Any]) -> None:
+        self._records = records
+        self._spool: IO[str] | None = None
+        self._read = False
+
+    def __enter__(self) -> "_Twice":
+        if iter(self._records) is self._records:
+            self._spool = TemporaryFile("w+", encoding="utf-8")
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._spool is not None:
+            self._spool.close()
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._spool is None:
+            yield from self._records
+        elif not self._read:
+            self._read = True
+            for record in self._records:
+                yield record
+                self._spool.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            self._spool.seek(0)
+            yield from (json.loads(line) for line in self._spool)

@@ -156,6 +156,50 @@ async def test_a_bad_file_fails_naming_the_line(memory: AsyncMemory, target: str
     assert not await counts(memory, target)
 
 
+async def test_import_beside_namespaces_holding_the_same_names(memory: AsyncMemory, namespace: str, target: str) -> None:
+    """Sessions, fact slots and name keys are named per namespace: a copy made beside another copy
+    (same session ids, same slots) finds and makes its own nodes, never its neighbour's; a copy into
+    the exported namespace itself (a restore) finds every node by its id and writes nothing."""
+    await scenario(memory, namespace)
+    records = await collect(memory.export_namespace(namespace, vectors=True))
+    source = await counts(memory, namespace)
+    await memory.import_records(target, records)
+    third = f"{target}-b"
+    try:
+        report = await memory.import_records(third, iter(records))  # a one-shot iterator: read twice all the same
+        assert report.nodes_created == report.nodes and report.edges_created == report.edges
+        assert await counts(memory, third) == await counts(memory, target) == await counts(memory, namespace) == source
+        crossing = await cypher_rows(memory, "MATCH (a)-[r]->(b) WHERE (a.namespace = $ns) <> (b.namespace = $ns) "
+                                              "RETURN count(r) AS n", ns=third)
+        assert crossing == [{"n": 0}]
+        sessions = await cypher_rows(memory, "MATCH (s:Session {id: 's1'}) WHERE s.namespace IN $all "
+                                             "RETURN s.namespace AS ns", all=[namespace, target, third])
+        assert sorted(r["ns"] for r in sessions) == sorted([namespace, target, third])
+        again = await memory.import_records(third, records)
+        assert (again.nodes_created, again.edges_created) == (0, 0)
+        restored = await memory.import_records(namespace, records)
+        assert (restored.nodes_created, restored.edges_created) == (0, 0)
+        assert await counts(memory, namespace) == source
+    finally:
+        await memory.delete_namespace(third)
+
+
+async def test_a_label_or_type_not_of_memory_writes_nothing(memory: AsyncMemory, namespace: str, target: str) -> None:
+    await memory.add_turns(namespace, "s1", [{"role": "user", "text": line, "ts": T0} for line in LINES[:3]])
+    records = await collect(memory.export_namespace(namespace))
+    nodes = [r for r in records if r["record"] == "node"]
+    edges = [r for r in records if r["record"] == "edge"]
+    stranger = {"record": "node", "ref": "x", "labels": ["Stranger"], "props": {"id": "x-1"}}
+    bad = [records[0], *nodes, stranger, *edges, {"record": "end", "nodes": len(nodes) + 1, "edges": len(edges)}]
+    with pytest.raises(fmt.ExportFormatError, match=f"line {len(nodes) + 2}: label 'Stranger' is not one of memory's"):
+        await memory.import_records(target, iter(bad))
+    link = {**edges[0], "type": "KNOWS"}
+    bad = [records[0], *nodes, *edges, link, {"record": "end", "nodes": len(nodes), "edges": len(edges) + 1}]
+    with pytest.raises(fmt.ExportFormatError, match=f"line {len(bad) - 1}: relationship type 'KNOWS'"):
+        await memory.import_records(target, bad)
+    assert not await counts(memory, target)
+
+
 async def test_http_export_streams_the_namespace(memory: AsyncMemory, namespace: str) -> None:
     await scenario(memory, namespace)
     async with running(create_app(settings_with(), memory=memory)) as http:

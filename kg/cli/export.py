@@ -48,15 +48,22 @@ def export(
     err.print(f"{lines} records -> {escape(str(output))}", highlight=False)
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    from kg.core.models.export import ExportFormatError
+class _Records:
+    """The records of an export file, read from its start again on each reading: the import reads
+    the file twice (checks, then writes) without holding it."""
 
-    with path.open(encoding="utf-8") as lines:
-        for n, line in enumerate(lines, start=1):
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ExportFormatError(f"line {n}: not JSON ({exc.msg})") from None
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        from kg.core.models.export import ExportFormatError
+
+        with self.path.open(encoding="utf-8") as lines:
+            for n, line in enumerate(lines, start=1):
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ExportFormatError(f"line {n}: not JSON ({exc.msg})") from None
 
 
 def import_ndjson(
@@ -70,7 +77,7 @@ def import_ndjson(
 
     async def go() -> ImportReport:
         async with AsyncMemory() as memory:
-            return await memory.import_records(namespace, _records(file))
+            return await memory.import_records(namespace, _Records(file))
 
     report = run(go(), ExportFormatError)
     embedded = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in report.embedded.items() if n)

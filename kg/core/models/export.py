@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import date, datetime
-from typing import Any, Mapping
+from itertools import chain
+from typing import Any, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel, Field
 
@@ -20,13 +21,22 @@ FORMAT = "kg-memory-export"
 VERSION = 1
 # Operational nodes, not memory: jobs and the per-namespace write locks (made again on demand).
 SKIP_LABELS = ("Job", "JobLock", "TurnLock", "CorrectionLock")
-# Labels whose identity is not an `id` property: their uniqueness constraints' keys (cypher/migrations).
-KEYS: dict[str, tuple[str, ...]] = {
-    "FactSlot": ("subject_key", "predicate"),
-    "RelationSlot": ("subject_id", "relation"),
-    "NameKey": ("type", "key"),
-    "Identifier": ("kind", "value"),
+# The labels of memory, each with its identity beside the namespace: the keys of its uniqueness
+# constraint (cypher/migrations), which an import seeks a node by. A file's labels are checked against
+# this list, and cypher/export/*.cypher and cypher/import/nodes.cypher hold a branch for each label
+# (a static label is what lets the planner seek the label's index; tests/test_export_format.py).
+IDENTITY: dict[str, tuple[str, ...]] = {
+    "Session": ("id",), "Turn": ("id",), "Summary": ("id",),
+    "Entity": ("id",), "EntityName": ("id",), "NameKey": ("type", "key"), "Identifier": ("kind", "value"),
+    "FactSlot": ("subject_key", "predicate"), "Fact": ("id",), "FactEvent": ("id",),
+    "RelationSlot": ("subject_id", "relation"), "RelationEvent": ("id",),
+    "Correction": ("id",), "CorrectionCluster": ("id",), "Decision": ("id",), "StoreItem": ("id",),
+    "Erasure": ("id",),
 }
+# The relationship types between nodes of memory, the only ones an import writes.
+TYPES = ("ABOUT", "EVIDENCED_BY", "FROM_SESSION", "HAS_EVENT", "HAS_FACT", "HAS_KEY", "HAS_MEMBER", "HAS_TURN",
+         "IDENTIFIED_BY", "LINK", "MENTIONS", "NAME_OF", "NEXT", "OBJECT", "RELATES_TO", "REPLACES", "ROLLS_UP",
+         "SUBJECT", "SUMMARIZES", "SUPERSEDES")
 PAGE = 500
 
 
@@ -77,7 +87,9 @@ def header(namespace: str, subject: str | None, vectors: bool, exported_at: date
 
 
 def node_record(row: Mapping[str, Any], vectors: bool) -> dict[str, Any]:
-    props = {k: encode(v) for k, v in sorted(row["props"].items()) if vectors or not is_vector(k)}
+    """A node as exported; its vectors, lists of numbers, go as they are."""
+    props = {k: v if is_vector(k) else encode(v) for k, v in sorted(row["props"].items())
+             if vectors or not is_vector(k)}
     return {"record": "node", "ref": row["ref"], "labels": sorted(row["labels"]), "props": props}
 
 
@@ -98,6 +110,85 @@ def check_header(record: Mapping[str, Any]) -> None:
         raise ExportFormatError(f"line 1: version {record.get('version')!r} is not supported (this reads {VERSION})")
 
 
+def checked(records: Iterable[Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """A file's records in order with their line numbers, each checked as it comes: the header
+    first, then nodes whose labels are memory's (`IDENTITY`) and that carry their identity, edges of
+    memory's types (`TYPES`) whose two ends are nodes before them, and last the end record, whose
+    counts must match (it is not yielded). ExportFormatError names the first bad line. Holds only the
+    refs of the nodes read so far. The props come decoded (`decode`), but the vectors (lists of
+    numbers, read as they are)."""
+    refs: set[str] = set()
+    counts = {"node": 0, "edge": 0}
+    line, ended = 0, False
+    for line, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            raise ExportFormatError(f"line {line}: not a JSON object")
+        kind = record.get("record")
+        if line == 1:
+            check_header(record)
+            if not isinstance(record.get("namespace"), str) or not record["namespace"]:
+                raise ExportFormatError("line 1: header record lacks field 'namespace'")
+            yield line, record
+            continue
+        if ended:
+            raise ExportFormatError(f"line {line}: a {kind!r} record after the end record")
+        try:
+            if kind == "node":
+                _check_node(line, record, refs)
+            elif kind == "edge":
+                _check_edge(line, record, refs)
+            elif kind == "end":
+                if (record.get("nodes"), record.get("edges")) != (counts["node"], counts["edge"]):
+                    raise ExportFormatError(f"line {line}: end counts {record.get('nodes')}/{record.get('edges')}"
+                                            f" but the file holds {counts['node']}/{counts['edge']}")
+                ended = True
+                continue
+            else:
+                raise ExportFormatError(f"line {line}: record is {kind!r}, expected node, edge or end")
+        except KeyError as missing:
+            raise ExportFormatError(f"line {line}: {kind} record lacks field {missing}") from None
+        counts[kind] += 1
+        yield line, {**record, "props": _decoded(line, kind, record["props"])}
+    if line == 0:
+        raise ExportFormatError("line 1: no header (empty file?)")
+    if not ended:
+        raise ExportFormatError("no end record: the export was cut short")
+
+
+def _check_node(line: int, record: Mapping[str, Any], refs: set[str]) -> None:
+    labels, props, ref = record["labels"], record["props"], record["ref"]
+    if not isinstance(labels, list) or not labels or not isinstance(props, dict) or not isinstance(ref, str):
+        raise ExportFormatError(f"line {line}: node needs a ref, labels and props")
+    for label in labels:
+        if not isinstance(label, str) or label not in IDENTITY:
+            raise ExportFormatError(f"line {line}: label {label!r} is not one of memory's ({', '.join(IDENTITY)})")
+    for key in identity(labels):
+        if props.get(key) is None:
+            raise ExportFormatError(f"line {line}: {labels[0]} node lacks its identity property {key!r}")
+    refs.add(ref)
+
+
+def _check_edge(line: int, record: Mapping[str, Any], refs: set[str]) -> None:
+    kind = record["type"]
+    if not isinstance(kind, str) or kind not in TYPES:
+        raise ExportFormatError(f"line {line}: relationship type {kind!r} is not one of memory's ({', '.join(TYPES)})")
+    for end in ("start", "end"):
+        if not isinstance(record[end], str) or record[end] not in refs:
+            raise ExportFormatError(f"line {line}: edge {end} {record[end]!r} is no node before it")
+    if not isinstance(record["props"], dict):
+        raise ExportFormatError(f"line {line}: edge props are not an object")
+
+
+def _decoded(line: int, kind: str, props: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        try:
+            out[key] = value if is_vector(key) else decode(value)
+        except (ExportFormatError, ValueError, TypeError) as exc:
+            raise ExportFormatError(f"line {line}: {kind} property {key!r}: {exc}") from None
+    return out
+
+
 def mapped_id(target: str, old: str) -> str:
     """An id in the target namespace. Ids are unique across namespaces (cypher/migrations), so a copy
     into another namespace gets new ones: a tag of the target inserted after the id's prefix (`t-`,
@@ -108,11 +199,16 @@ def mapped_id(target: str, old: str) -> str:
     return f"{old[: cut + 1]}{tag}{old[cut + 1:]}"
 
 
-def id_map(target: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, str]:
-    """Old id to new for every node and edge that has one, but sessions: named by their caller,
-    their ids are unique per namespace and stay."""
-    return {r["props"]["id"]: mapped_id(target, r["props"]["id"]) for r in nodes + edges
-            if isinstance(r["props"].get("id"), str) and "Session" not in r.get("labels", ())}
+def own_id(record: Mapping[str, Any]) -> str | None:
+    """The id of a node or edge record that a copy into another namespace renames: every one, but
+    sessions' (named by their caller, their ids are unique per namespace and stay)."""
+    value = record["props"].get("id")
+    return value if isinstance(value, str) and "Session" not in record.get("labels", ()) else None
+
+
+def id_map(target: str, nodes: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]] = ()) -> dict[str, str]:
+    """Old id to new for every node and edge that has one (`own_id`)."""
+    return {old: mapped_id(target, old) for r in chain(nodes, edges) if (old := own_id(r)) is not None}
 
 
 def remap(value: Any, ids: Mapping[str, str]) -> Any:
@@ -124,12 +220,10 @@ def remap(value: Any, ids: Mapping[str, str]) -> Any:
     return value
 
 
-def identity(labels: list[str], props: Mapping[str, Any]) -> list[str]:
-    """The properties an import matches an existing node on (beside the namespace)."""
-    first = labels[0]
-    if first in KEYS:
-        return list(KEYS[first])
-    return ["id"] if "id" in props else sorted(props)
+def identity(labels: list[str]) -> tuple[str, ...]:
+    """The properties an import matches an existing node on, beside the namespace: those of its first
+    label (KeyError for a label not of memory; `checked` refuses those first)."""
+    return IDENTITY[labels[0]]
 
 
 class ImportReport(BaseModel):
