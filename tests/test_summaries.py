@@ -15,7 +15,7 @@ from kg.core.prompts.summaries import Part
 from kg.core.settings.tree import LLMService, Settings
 from kg.ingest.extraction.chunking import estimate_tokens
 from kg.ingest.reembed import embed_missing
-from kg.ingest.summaries.keys import context_texts, context_vectors, quoted_vector
+from kg.ingest.summaries.keys import context_texts, context_vectors, quoted_vector, short_replies
 from kg.ingest.summaries.llm import LLMSummarizer, summarizer_for
 from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
 from kg.ingest.summaries.plan import rollup_groups, windows
@@ -89,6 +89,20 @@ def test_a_long_turn_keeps_its_whole_text_first_and_its_neighbours_clipped() -> 
     before, after = keys[1].split("\n")[1:]
     assert len(before) <= 220 and len(after) <= 220  # neighbours clipped to the part nearest the turn:
     assert before.startswith("assistant: …") and after.endswith("…")  # the end of one before, the start of one after
+
+
+def test_a_reply_to_a_short_question_follows_it_and_one_after_a_long_turn_ending_in_a_question_does_not() -> None:
+    tips = "Here are a few ideas for your commute: podcasts, audiobooks, language lessons. " * 8
+    turns = [ChunkTurn(id=f"t{i}", idx=i, role=r, text=x) for i, (r, x) in enumerate([
+        ("user", "Where did you go last summer?"),
+        ("assistant", "We went to Lisbon for two weeks, and the old town with its trams was the best part. " * 3),
+        ("user", "What should I do on my commute?"),
+        ("assistant", tips + "Would you like more?"),  # an answer closing on a follow-up question
+        ("user", "Yes, something about history."),
+        ("user", "Did you like it?"),
+        ("assistant", "It was wonderful. " * 40),  # a long answer says enough in its own words
+    ])]
+    assert short_replies(turns) == [False, True, False, False, False, False, False]
 
 
 def test_context_vectors_blend_the_turn_with_its_neighbours_mean() -> None:
