@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,24 @@ def test_crash_during_start_shows_the_log_tail(tmp_path: Path) -> None:
 
 def test_stop_when_not_running_is_harmless(tmp_path: Path) -> None:
     assert local(tmp_path).stop(echo=lambda _: None) is False
+
+
+def test_a_stop_that_outlasts_the_shutdown_checkpoint_says_so_and_kills(tmp_path: Path) -> None:
+    """A server still alive after stop_timeout_s is killed; when its debug log shows the shutdown
+    checkpoint written, the message says what is left (Lucene merges, IndexWriter.close waiting)."""
+    server = local(tmp_path, stop_timeout_s=0.5)
+    said: list[str] = []
+    for log, expected in (("", False), ('{"message":"Checkpoint triggered by \\"Database shutdown\\" @ txId: 9, '
+                                         'append index: 9 checkpoint completed in 2s"}', True)):
+        stubborn = subprocess.Popen(["bash", "-c", "trap '' TERM; sleep 30"])
+        time.sleep(0.2)  # the trap is set
+        server.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        server.pid_file.write_text(str(stubborn.pid))
+        (server.home / "logs").mkdir(parents=True, exist_ok=True)
+        (server.home / "logs" / "debug.log").write_text('{"message":"Shutdown started"}\n' + log + "\n")
+        assert server.stop(echo=said.append) is True
+        assert stubborn.wait(timeout=5) == -9  # killed
+        assert ("after its shutdown checkpoint" in said[-2]) is expected and "killing it" in said[-2]
 
 
 def test_docker_compose_runs_the_exact_managed_version() -> None:

@@ -267,13 +267,22 @@ class LocalNeo4j:
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.2)
         if _alive(pid):
-            echo(f"Neo4j (pid {pid}) did not stop within {self.settings.stop_timeout_s:.0f}s; killing it")
+            why = (" after its shutdown checkpoint (the store is written; what kept it is index work, such as a "
+                   "merge of a large vector index, which starts again with the server)") if self._checkpointed() else ""
+            echo(f"Neo4j (pid {pid}) did not stop within {self.settings.stop_timeout_s:.0f}s{why}; killing it")
             os.kill(pid, signal.SIGKILL)
             while _alive(pid):
                 time.sleep(0.1)
         self.pid_file.unlink(missing_ok=True)
         echo(f"Neo4j (pid {pid}) stopped")
         return True
+
+    def _checkpointed(self) -> bool:
+        """Whether the debug log shows the shutdown checkpoint written since the last shutdown began
+        (a stop that outlasts it waits on Lucene's merges: IndexWriter.close waits for them)."""
+        text = _read_tail(self.home / "logs" / "debug.log", 256_000).decode("utf-8", "replace")
+        after = text.rpartition('"Shutdown started"')[2]
+        return any('Database shutdown' in line and "checkpoint completed" in line for line in after.splitlines())
 
     def log_tail(self, lines: int = 30) -> str:
         text = _read_tail(self.log_file, 16000).decode("utf-8", "replace")
