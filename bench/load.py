@@ -19,7 +19,8 @@ same query traffic (`bench.load_traffic`: open-loop arrivals of the default sear
    they make; each phase reports `jobs_done`). The query p95 here against idle is the cost of
    ingest to readers;
 3. capacity: `--capacity-writers` closed-loop writers: the messages per second this machine
-   sustains, in this run (`bench.load_overload`);
+   sustains, in this run (`bench.load_overload`); the query p95 here against idle is the noisy
+   neighbour's cost (`query_p95_ms.neighbour_ratio`);
 4. overload: ingest at `--overload-factor` (3) times that rate. Reports the accepted writes'
    count and p50/p99, the refused requests by status and route with their answer times and
    whether each had `Retry-After`, and the turns stored against the messages accepted (`lost`).
