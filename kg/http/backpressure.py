@@ -13,7 +13,9 @@ now rather than held:
   finished, the cost is the busy time so far, so a burst on a quiet start is bounded too;
 - a read takes one of `max_inflight_reads` slots, or waits in a queue of at most
   `max_queued_reads`; it is refused at once when the queue is full or when its predicted wait,
-  `(queued + 1) x cost`, exceeds `read_queue_wait_s`, and it never waits longer than that.
+  `(queued + 1) x cost`, exceeds `read_queue_wait_s`, and it never waits longer than that;
+- while writes slow reads past their share of `read_slowdown_max`, writes are paced and, past the
+  write budget, refused (`kg.http.read_guard`).
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from kg.core.settings.tree import HttpSettings
 from kg.http.asgi import HttpMiddleware
 from kg.http.common import error_response
+from kg.http.read_guard import ReadGuard
 
 EXEMPT = frozenset({"/health", "/ready", "/metrics"})  # an orchestrator's probes must answer under load
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
+# the REST routes the read guard watches and paces; not /mcp, whose tool calls are all POSTs and whose
+# GET is a stream that lasts as long as the client keeps it
+GUARDED = "/v1/"
 SMOOTHING = 0.2  # weight of the newest sample in a flow's cost
 
 
@@ -81,6 +87,7 @@ class Backpressure(HttpMiddleware):
         self.queued = 0
         self._slots: asyncio.Semaphore | None = None  # made on first use: inside the serving loop
         self._buckets: dict[str, tuple[float, float]] = {}  # key digest -> (tokens, at)
+        self.guard = ReadGuard(settings.read_slowdown_max, settings.max_inflight_writes, clock)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["path"] in EXEMPT:
@@ -107,12 +114,29 @@ class Backpressure(HttpMiddleware):
                                f"the {flow.inflight} writes in flight would hold this one past "
                                f"{target:g} s ([http] write_latency_target_s); retry later")
             return
-        await self._served(flow, scope, receive, send)
+        if not scope["path"].startswith(GUARDED):
+            await self._served(flow, scope, receive, send)
+            return
+        wait_s = self.guard.wait_s(max(0.0, (target or 1.0) - self.guard.write_s), flow.inflight)
+        if wait_s is None:
+            await self._refuse(scope, send, 503, "overloaded",
+                               "writes are paced while they slow reads down past "
+                               f"{self.settings.read_slowdown_max:g}x their time alone ([http] read_slowdown_max); "
+                               "retry later")
+            return
+        if wait_s:
+            await asyncio.sleep(wait_s)
+        self.guard.write_started()
+        started = self.clock()
+        try:
+            await self._served(flow, scope, receive, send)
+        finally:
+            self.guard.write_done(self.clock() - started)
 
     async def _read(self, scope: Scope, receive: Receive, send: Send) -> None:
         bound = self.settings.max_inflight_reads
         if not bound:
-            await self._served(self.reads, scope, receive, send)
+            await self._guarded_read(scope, receive, send)
             return
         if self._slots is None:
             self._slots = asyncio.Semaphore(bound)
@@ -139,9 +163,19 @@ class Backpressure(HttpMiddleware):
         else:
             await self._slots.acquire()
         try:
-            await self._served(self.reads, scope, receive, send)
+            await self._guarded_read(scope, receive, send)
         finally:
             self._slots.release()
+
+    async def _guarded_read(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not scope["path"].startswith(GUARDED):
+            await self._served(self.reads, scope, receive, send)
+            return
+        token, started = self.guard.read_started(self.writes.inflight), self.clock()
+        try:
+            await self._served(self.reads, scope, receive, send)
+        finally:
+            self.guard.read_done(scope["path"], self.clock() - started, token, self.writes.inflight)
 
     async def _served(self, flow: Flow, scope: Scope, receive: Receive, send: Send) -> None:
         flow.enter()

@@ -181,7 +181,8 @@ class HttpSettings(Section):
     Backpressure, per process (0: no bound): past a bound a request is answered 503 (or 429 past
     its key's rate) with `Retry-After` at once, instead of queueing for tens of seconds. Writes
     are also refused when the machine's recent pace predicts they would take longer than
-    `write_latency_target_s`, and reads when their wait would exceed `read_queue_wait_s`.
+    `write_latency_target_s`, and reads when their wait would exceed `read_queue_wait_s`. While
+    writes slow reads down (`read_slowdown_max`), writes are paced so that searches come first.
     """
 
     host: str = "127.0.0.1"
@@ -201,6 +202,9 @@ class HttpSettings(Section):
     max_inflight_reads: int = Field(16, ge=0)  # GET being served; more wait in the read queue
     max_queued_reads: int = Field(64, ge=0)  # reads waiting for a slot; past it: 503
     read_queue_wait_s: float = Field(1.0, gt=0)  # a read waiting longer than this gets 503
+    # reads first: while reads take longer than about half this slowdown above their time with no
+    # write in flight, writes are paced (kg.http.read_guard); 0 (or 1): off
+    read_slowdown_max: float = Field(1.5, ge=0)
     retry_after_s: int = Field(1, ge=1)  # the Retry-After of a refused request
     rate_per_key: float = Field(0.0, ge=0)  # requests per second per API key (429 past it); 0: off
     rate_burst: int = Field(20, ge=1)  # requests a key may send at once before rate_per_key applies
