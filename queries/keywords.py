@@ -148,7 +148,9 @@ def scores(index: Postings, query: str) -> np.ndarray:
     documents = int(np.count_nonzero(index.lengths))
     if not asked or not documents:
         return out
-    hit = np.isin(index.terms, np.fromiter(asked, dtype=np.int32, count=len(asked)))
+    wanted = np.zeros(len(_IDS), dtype=bool)  # one lookup per posting, not one pass per query term
+    wanted[np.fromiter(asked, dtype=np.int64, count=len(asked))] = True
+    hit = wanted[index.terms]
     terms, rows, freqs = index.terms[hit], index.rows[hit], index.freqs[hit].astype(np.float64)
     average = float(index.freqs.sum()) / documents  # Lucene's avgdl: the exact term count per document
     norms = K1 * (1 - B + B * index.lengths[rows].astype(np.float64) / average)

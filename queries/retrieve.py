@@ -88,6 +88,9 @@ class Retriever:
         self._rerankers: dict[str, Reranker | None] = {}
         self.sizes = cand.NamespaceSizes(store)
         self.vectors = NamespaceVectors(store, settings.vector_cache_turns) if settings.vector_cache_turns else None
+        # larger namespaces' postings alone, so their BM25 reads their own statistics too
+        self.terms = NamespaceVectors(store, settings.keyword_cache_turns, vectors=False) \
+            if settings.keyword_cache_turns else None
 
     async def aclose(self) -> None:
         """Release the rerankers built so far (worker threads, LLM clients)."""
@@ -143,23 +146,35 @@ class Retriever:
             return cand.turn_list(self.store, m, key, namespace, vector=vector, lucene=lucene, depth=depth,
                                   exact=exact, as_of=as_of, fetch=fetch, alone=alone)
 
+        # BM25 from the namespace's own documents: the vector cache's postings, or for a namespace too
+        # large for exact search but within `keyword_max_turns`, the keyword-only cache's
+        own = self.vectors if exact else (
+            self.terms if self.terms is not None and size <= self.settings.keyword_max_turns else None)
+
+        held: dict[int, asyncio.Future] = {}  # each cache's namespace, refreshed once for all its lists
+
+        def current(cache: NamespaceVectors) -> asyncio.Future:
+            if id(cache) not in held:
+                held[id(cache)] = asyncio.ensure_future(cache.current(namespace))
+            return held[id(cache)]
+
         def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
-            if not (exact and self.vectors is not None):
-                return store_list(m, key)
-            if m == "vector":
+            if m == "vector" and exact and self.vectors is not None:
                 assert vector is not None
-                return self.vectors.search(namespace, key, vector, depth, as_of)
-            return own_statistics(self.vectors, key)
+                return self.vectors.search(namespace, key, vector, depth, as_of, current(self.vectors))
+            if m == "fulltext" and own is not None:
+                return own_statistics(own, key)
+            return store_list(m, key)
 
         async def own_statistics(cache: NamespaceVectors, key: Key) -> list[cand.Candidate]:
             """BM25 from the namespace's own documents (kg.queries.keywords), as Lucene would rank
             them were the namespace alone; the index's list while the cache lacks some turn."""
-            found = await cache.keyword_search(namespace, key, words, depth, as_of)
+            found = await cache.keyword_search(namespace, key, words, depth, as_of, current(cache))
             return found if found is not None else await store_list("fulltext", key)
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
-            if m == "fulltext" and exact and self.vectors is not None:
-                return self.vectors.summary_keyword_search(namespace, words, min(depth, 3 * recipe.sessions), as_of)
+            if m == "fulltext" and own is not None:
+                return own.summary_keyword_search(namespace, words, min(depth, 3 * recipe.sessions), as_of)
             return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,
                                          depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of,
                                          alone=alone)
@@ -200,7 +215,7 @@ class Retriever:
                     traced.set("kg.retrieval.lists", len(jobs))
                     done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
             finally:
-                await _cancel(jobs.values())  # a failed list's siblings, or a degraded search's BM25 lists
+                await _cancel([*jobs.values(), *held.values()])  # a failed list's siblings, or a degraded search's BM25 lists
         if degraded is not None:
             assert vector is not None
             return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of, degraded)

@@ -9,15 +9,20 @@ a write landing in between is seen as a change next time, never hidden. Namespac
 least recently used once the cache holds more than `max_turns` turns. The cache holds the turns
 that have a vector; while a session has a turn without one (written while the embedder was down),
 the namespace's keyword lists are left to the fulltext indexes.
+
+A cache made with `vectors=False` holds the rows and postings alone (`retrieval/term_rows`), for
+namespaces too large for exact dense search whose BM25 should still read their own statistics; it
+refreshes by the same revisions.
 """
 
 from __future__ import annotations
 
 import asyncio
+import heapq
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Awaitable
 
 import numpy as np
 
@@ -56,6 +61,7 @@ class _Namespace:
     owners: np.ndarray  # the row (in the namespace) of each passage
     complete: bool = True  # every turn of every session is held (each has a vector)
     _at: dict[str, int] | None = None
+    _ids: list[str] | None = None
     _terms: dict[Key, keywords.Postings] | None = None
 
     @property
@@ -72,6 +78,12 @@ class _Namespace:
                            for k in keys}
         return self._terms[key]
 
+    def ids(self) -> list[str]:
+        """Each row's turn id, listed on first use."""
+        if self._ids is None:
+            self._ids = [r[0] for r in self.rows]
+        return self._ids
+
     def positions(self) -> dict[str, int]:
         """Each turn id's row, built on first use."""
         if self._at is None:
@@ -83,15 +95,20 @@ SCORE_DECIMALS = 6  # the dense lists' rounding, in Cypher too (`round(..., 6)`)
 
 
 def ranked(scores: np.ndarray, ids: list[str], n: int) -> list[int]:
-    """Positions of the `n` best scores, ties broken by turn id, as the Cypher lists do
+    """Positions of the `n` best finite scores, ties broken by turn id, as the Cypher lists do
     (`ORDER BY score DESC, t.id`): every process ranks the same turns alike, whatever their order
-    in the cache. The cut is taken at the n-th score, so a tie across it is settled by id too."""
+    in the cache. The cut is taken at the n-th score, so a tie across it is settled by id too (of
+    the tied rows only: thousands may share a score). Rows scored -inf are left out."""
     n = min(n, len(scores))
     if n <= 0:
         return []
     cut = np.partition(scores, len(scores) - n)[len(scores) - n]
-    chosen = np.flatnonzero(scores >= cut)
-    return sorted(chosen.tolist(), key=lambda i: (-scores[i], ids[i]))[:n]
+    if not np.isfinite(cut):  # fewer than n finite scores: all of them
+        chosen = np.flatnonzero(np.isfinite(scores)).tolist()
+    else:
+        chosen = np.flatnonzero(scores > cut).tolist()
+        chosen += heapq.nsmallest(n - len(chosen), np.flatnonzero(scores == cut).tolist(), key=ids.__getitem__)
+    return sorted(chosen, key=lambda i: (-scores[i], ids[i]))
 
 
 def unit_rows(rows: list[list[float]] | np.ndarray) -> np.ndarray:
@@ -116,22 +133,29 @@ def _join(blocks: dict[str, _Block], complete: bool) -> _Namespace:
 
 
 class NamespaceVectors:
-    def __init__(self, store: Store, max_turns: int) -> None:
+    def __init__(self, store: Store, max_turns: int, vectors: bool = True) -> None:
         self.store = store
         self.max_turns = max_turns
+        self._rows = "retrieval/vector_rows" if vectors else "retrieval/term_rows"
         self._spaces: OrderedDict[str, _Namespace] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._summary_locks: dict[str, asyncio.Lock] = {}  # apart: a search reads both at once
         self._summaries: dict[str, _Summaries] = {}
 
     def namespaces(self) -> list[str]:
         """The namespaces held, least recently searched first."""
         return list(self._spaces)
 
-    async def search(self, namespace: str, key: Key, vector: list[float], depth: int, as_of: datetime | None
-                     ) -> list[Candidate]:
+    async def current(self, namespace: str) -> _Namespace:
+        """The namespace as the store holds it now (sessions whose revision moved are reloaded): one
+        search's lists can share it, `held`, instead of each reading the revisions again."""
+        return await self._current(namespace)
+
+    async def search(self, namespace: str, key: Key, vector: list[float], depth: int, as_of: datetime | None,
+                     held: Awaitable[_Namespace] | None = None) -> list[Candidate]:
         """The `depth` turns nearest `vector` on `key` (a turn without a context key: its own text); on
         the turn's own key, a long turn scores its best part."""
-        space = await self._current(namespace)
+        space = await (held or self._current(namespace))
         if not space.size:
             return []
         query = unit_rows([vector])[0]
@@ -144,12 +168,12 @@ class NamespaceVectors:
             scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
         return _best(space, scores, depth)
 
-    async def keyword_search(self, namespace: str, key: Key, query: str, depth: int, as_of: datetime | None
-                             ) -> list[Candidate] | None:
+    async def keyword_search(self, namespace: str, key: Key, query: str, depth: int, as_of: datetime | None,
+                             held: Awaitable[_Namespace] | None = None) -> list[Candidate] | None:
         """The `depth` best turns by BM25 on `key` with the namespace's own statistics, as the
         fulltext list ranks them (score, then id; turns that match no term are left out); None
         while the cache does not hold every turn of the namespace."""
-        space = await self._current(namespace)
+        space = await (held or self._current(namespace))
         if not space.complete:
             return None
         scores = keywords.scores(space.terms(key), query)
@@ -173,7 +197,7 @@ class NamespaceVectors:
 
     async def _current_summaries(self, namespace: str) -> _Summaries:
         """The namespace's summary versions: which are current, and the terms of each (read once per id)."""
-        async with self._locks.setdefault(namespace, asyncio.Lock()):
+        async with self._summary_locks.setdefault(namespace, asyncio.Lock()):
             rows = (await self.store.read_row("retrieval/summary_versions", namespace=namespace)).get("rows", [])
             rows.sort(key=lambda r: r[0])
             held = self._summaries.get(namespace) or _Summaries.empty()
@@ -225,7 +249,7 @@ class NamespaceVectors:
             for s in gone:
                 del blocks[s]
             if stale:
-                loaded = await self.store.read_row("retrieval/vector_rows", namespace=namespace, sessions=stale)
+                loaded = await self.store.read_row(self._rows, namespace=namespace, sessions=stale)
                 blocks.update(_blocks(loaded.get("rows", []), {s: revisions[s] for s in stale}))
             complete = all(len(b.rows) >= counts.get(s, 0) for s, b in blocks.items())
             if space is not None and not stale and not gone and space.complete == complete:
@@ -305,7 +329,7 @@ class _Summaries:
 def _best(space: _Namespace, scores: np.ndarray, depth: int) -> list[Candidate]:
     """The `depth` best rows by score (then id), as candidates; rows scored -inf are left out."""
     out = []
-    for i in ranked(scores, [r[0] for r in space.rows], depth):
+    for i in ranked(scores, space.ids(), depth):
         if not np.isfinite(scores[i]):
             break
         tid, session_id, idx, speaker, ts, follows, role = space.rows[i]
@@ -334,13 +358,20 @@ def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, 
     for s, members in by_session.items():
         members.sort(key=lambda r: r[2])
         meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5]), r[9]) for r in members]
-        turn = unit_rows([r[6] for r in members]) if members else np.zeros((0, 0), dtype=np.float32)
-        context = unit_rows([r[7] if r[7] is not None else r[6] for r in members]) if members else turn
+        if not members or members[0][6] is None:  # no rows, or terms only (retrieval/term_rows)
+            none = np.zeros((len(members), 0), dtype=np.float32)
+            terms = _terms(members)
+            out[s] = _Block(revisions[s], meta, none, none, none, np.zeros(0, dtype=np.int64), terms)
+            continue
+        turn = unit_rows([r[6] for r in members])
+        context = unit_rows([r[7] if r[7] is not None else r[6] for r in members])
         dim = turn.shape[1] if members else 0
         parts = [(i, np.asarray(r[8], dtype=np.float32).reshape(-1, dim)) for i, r in enumerate(members) if r[8]]
         passages = unit_rows(np.concatenate([p for _, p in parts])) if parts else np.zeros((0, dim), np.float32)
         owners = np.concatenate([np.full(len(p), i) for i, p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        terms: dict[Key, keywords.Postings] = {"turn": keywords.postings([r[10] for r in members]),
-                                               "context": keywords.postings([r[11] for r in members])}
-        out[s] = _Block(revisions[s], meta, turn, context, passages, owners, terms)
+        out[s] = _Block(revisions[s], meta, turn, context, passages, owners, _terms(members))
     return out
+
+
+def _terms(members: list[list[Any]]) -> dict[Key, keywords.Postings]:
+    return {"turn": keywords.postings([r[10] for r in members]), "context": keywords.postings([r[11] for r in members])}

@@ -3,6 +3,8 @@ fulltext index scores the same documents alone, and another tenant's writes neve
 
 from __future__ import annotations
 
+import random
+import string
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -62,37 +64,61 @@ def test_analysis_is_the_english_analyzers() -> None:
     assert keywords.analyze("it is that") == []  # stop words only
 
 
-async def _ranking(retriever: Retriever, namespace: str, recipe: str) -> tuple[list, list]:
-    found = await retriever.search(namespace, "red kettle", 5, RECIPES[recipe])
+async def _ranking(retriever: Retriever, namespace: str, recipe: str, hue: str) -> tuple[list, list]:
+    found = await retriever.search(namespace, f"{hue} kettle", 5, RECIPES[recipe])
     return found.turns, found.sessions
 
 
-@pytest.mark.parametrize("recipe", ["bm25", "hierarchical"])  # a keyword list alone; every list, summaries too
-async def test_another_tenants_writes_never_move_the_ranking(memory: AsyncMemory, namespace: str, recipe: str) -> None:
-    # "red" is as rare here as "kettle": the repeated "red" wins, whatever others store
+# a keyword list alone; every list, summaries too. A namespace above `exact_max_turns` (0 here) is
+# searched through the vector indexes, and its BM25 comes from the keyword-only cache.
+@pytest.mark.parametrize("recipe", ["bm25", "hierarchical"])
+@pytest.mark.parametrize("exact_max_turns", [3000, 0], ids=["exact", "large"])
+async def test_another_tenants_writes_never_move_the_ranking(memory: AsyncMemory, namespace: str, recipe: str,
+                                                              exact_max_turns: int) -> None:
+    alone, crowded = await _alone_and_crowded(memory, namespace, recipe, exact_max_turns, keyword_cache_turns=100_000)
+    assert crowded == alone  # the same turns and sessions, the same scores
+    own = {t.id for s in ("s-home", "s-kitchen") for t in await memory.turns(namespace, s)}
+    assert {t for t, _ in crowded[0]} <= own and {s for s, _ in crowded[1]} <= {"s-home", "s-kitchen"}
+    if recipe == "bm25":
+        assert alone[0][0][0] == (await memory.turns(namespace, "s-home"))[0].id
+
+
+async def test_without_the_keyword_cache_a_large_namespace_ranks_by_every_tenants_statistics(
+        memory: AsyncMemory, namespace: str) -> None:
+    """What the cache prevents: Lucene's document frequencies are the whole index's (this test
+    database's other namespaces included), so 300 other turns saying "red" move this namespace's
+    scores and make its "red" common: its kettle wins."""
+    alone, crowded = await _alone_and_crowded(memory, namespace, "bm25", 0, keyword_cache_turns=0)
+    kitchen = (await memory.turns(namespace, "s-kitchen"))[0].id
+    assert crowded[0] != alone[0] and crowded[0][0][0] == kitchen
+
+
+async def _alone_and_crowded(memory: AsyncMemory, namespace: str, recipe: str, exact_max_turns: int,
+                             keyword_cache_turns: int) -> tuple[tuple[list, list], tuple[list, list]]:
+    # the colour is as rare here as "kettle": its repeats win, whatever others store. A word of this
+    # run only, so that the index's count of it is the test's (the database holds other tests' words)
+    hue = "".join(random.choice(string.ascii_lowercase) for _ in range(12))
     await memory.add_turns(namespace, "s-home", [
-        {"role": "user", "text": "Red red red, the new paint in the hall.", "ts": START},
+        {"role": "user", "text": f"{hue} {hue} {hue}, the new paint in the hall.", "ts": START},
         {"role": "user", "text": "We watered the tomatoes.", "ts": START + timedelta(minutes=1)}])
     await memory.add_turns(namespace, "s-kitchen", [
         {"role": "user", "text": "The kettle broke this morning.", "ts": START + timedelta(hours=1)},
         {"role": "user", "text": "I will buy a kettle on Friday.", "ts": START + timedelta(hours=1, minutes=1)}])
     for session in ("s-home", "s-kitchen"):
         await memory.close_session(namespace, session)  # context keys and summaries
-    retriever = Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval)
-    alone = await _ranking(retriever, namespace, recipe)
+    retrieval = memory.settings.memory.retrieval.model_copy(update={"keyword_cache_turns": keyword_cache_turns})
+    policy = memory.settings.memory.vectors.model_copy(update={"exact_max_turns": exact_max_turns})
+    retriever = Retriever(memory.store, memory.embedder, retrieval, vector_search=policy)
+    alone = await _ranking(retriever, namespace, recipe, hue)
     other = f"test-{uuid.uuid4().hex[:12]}"
     try:
         await memory.add_turns(other, "s-crowd", [
-            {"role": "user", "text": f"red car number {i}", "ts": START + timedelta(seconds=i)} for i in range(300)])
+            {"role": "user", "text": f"{hue} car number {i}", "ts": START + timedelta(seconds=i)} for i in range(300)])
         await memory.close_session(other, "s-crowd")
-        crowded = await _ranking(retriever, namespace, recipe)
+        crowded = await _ranking(retriever, namespace, recipe, hue)
     finally:
         await memory.delete_namespace(other)
-    assert crowded == alone  # the same turns and sessions, the same scores
-    own = {t.id for s in ("s-home", "s-kitchen") for t in await memory.turns(namespace, s)}
-    assert {t for t, _ in crowded[0]} <= own and {s for s, _ in crowded[1]} <= {"s-home", "s-kitchen"}
-    if recipe == "bm25":
-        assert alone[0][0][0] == (await memory.turns(namespace, "s-home"))[0].id
+    return alone, crowded
 
 
 async def test_context_keys_written_by_closing_are_searched_at_once(memory: AsyncMemory, namespace: str) -> None:

@@ -171,6 +171,13 @@ class RetrievalSettings(Section):
     # their keys' postings for BM25 from the namespace's own statistics (~1 KB a LoCoMo turn, more for
     # long ones); 0: scan the store, and BM25 from Lucene's index-wide statistics
     vector_cache_turns: int = Field(50_000, ge=0)
+    # namespaces too large for that exact search, of up to `keyword_max_turns` turns each, kept in memory
+    # as their keys' postings only (no vectors, ~1 KB a turn), so their BM25 also reads their own
+    # statistics and other tenants' writes cannot move it; this many turns in all; 0: off
+    keyword_cache_turns: int = Field(200_000, ge=0)
+    # a larger namespace's BM25 reads Lucene's index-wide statistics (at 30k turns own statistics cost
+    # about 10 ms a search, and a first search after a restart about 1 s: docs/retrieval.md)
+    keyword_max_turns: int = Field(50_000, ge=0)
     recall: RecallWeights = Field(default_factory=RecallWeights)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
 
