@@ -3,8 +3,9 @@ scan, and their keys' terms, for BM25 with the namespace's own statistics (`kg.q
 
 Neo4j stays the source of truth. Every write of a turn vector (a new turn, a context key, a
 re-embed) bumps its session's `vectors_rev` in the same transaction, so before each search the
-cache reads the namespace's session revisions (one small query) and reloads only the sessions
-whose revision changed, dropping those that are gone. The revisions are read before the rows, so
+cache reads the namespace's stamp (`retrieval/vector_stamp`: its sessions' count, revisions, latest
+change and turns, in one row) and, only when that moved, its session revisions, then reloads only
+the sessions whose revision changed, dropping those that are gone. The revisions are read before the rows, so
 a write landing in between is seen as a change next time, never hidden. Namespaces are evicted
 least recently used once the cache holds more than `max_turns` turns. The cache holds the turns
 that have a vector; while a session has a turn without one (written while the embedder was down),
@@ -60,6 +61,7 @@ class _Namespace:
     passages: np.ndarray
     owners: np.ndarray  # the row (in the namespace) of each passage
     complete: bool = True  # every turn of every session is held (each has a vector)
+    stamp: list[Any] | None = None  # retrieval/vector_stamp as it was when this was last checked; None: unknown
     _at: dict[str, int] | None = None
     _ids: list[str] | None = None
     _terms: dict[Key, keywords.Postings] | None = None
@@ -198,6 +200,10 @@ class NamespaceVectors:
     async def _current_summaries(self, namespace: str) -> _Summaries:
         """The namespace's summary versions: which are current, and the terms of each (read once per id)."""
         async with self._summary_locks.setdefault(namespace, asyncio.Lock()):
+            stamp = (await self.store.read_row("retrieval/summary_stamp", namespace=namespace)).get("stamp")
+            kept = self._summaries.get(namespace)
+            if kept is not None and kept.stamp == stamp:  # no version made, expired or deleted since
+                return kept
             rows = (await self.store.read_row("retrieval/summary_versions", namespace=namespace)).get("rows", [])
             rows.sort(key=lambda r: r[0])
             held = self._summaries.get(namespace) or _Summaries.empty()
@@ -214,7 +220,7 @@ class NamespaceVectors:
                 fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
                 np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
                 held.text if same else keywords.postings([fields[i][0] for i in ids]),
-                held.topics if same else keywords.postings([fields[i][1] for i in ids]))
+                held.topics if same else keywords.postings([fields[i][1] for i in ids]), stamp)
             self._summaries[namespace] = held
             return held
 
@@ -239,6 +245,11 @@ class NamespaceVectors:
     async def _current(self, namespace: str) -> _Namespace:
         lock = self._locks.setdefault(namespace, asyncio.Lock())
         async with lock:  # one refresh per namespace at a time; searches of a fresh one wait briefly
+            held = self._spaces.get(namespace)
+            stamp = (await self.store.read_row("retrieval/vector_stamp", namespace=namespace)).get("stamp")
+            if held is not None and held.stamp is not None and held.stamp == stamp:  # nothing moved
+                self._spaces.move_to_end(namespace)
+                return held
             row = await self.store.read_row("retrieval/vector_revisions", namespace=namespace)
             revisions = {s: (int(rev), changed) for s, rev, changed, _ in row.get("sessions", [])}
             counts = {s: int(n or 0) for s, _, _, n in row.get("sessions", [])}
@@ -254,8 +265,10 @@ class NamespaceVectors:
             complete = all(len(b.rows) >= counts.get(s, 0) for s, b in blocks.items())
             if space is not None and not stale and not gone and space.complete == complete:
                 self._spaces.move_to_end(namespace)
-                return space
-            self._keep(namespace, blocks, complete)
+            else:
+                self._keep(namespace, blocks, complete)
+            # read before the revisions: a write landing in between moves it again, and is seen next time
+            self._spaces[namespace].stamp = stamp
             return self._spaces[namespace]
 
     # -- what writes in this process committed (kg.ingest.turns.VectorSink) --------------------------
@@ -319,6 +332,7 @@ class _Summaries:
     started: np.ndarray  # epoch seconds
     text: keywords.Postings
     topics: keywords.Postings  # the `keywords` field: topics and entities
+    stamp: list[Any] | None = None  # retrieval/summary_stamp, read before the versions
 
     @classmethod
     def empty(cls) -> _Summaries:
