@@ -71,7 +71,7 @@ async def import_records(store: Store, embedder: Embedder, settings: Settings, n
         refs: dict[str, tuple[str, bool]] = {}  # ref -> (element id of the node found or made, made now)
         nodes: list[dict[str, Any]] = []
         edges: dict[bool, list[dict[str, Any]]] = {False: [], True: []}  # True: of a node made now
-        for _, record in fmt.checked(twice):
+        for record in fmt.decoded(twice):  # checked by the survey: decoded only
             if record["record"] == "node":
                 await _edges(store, edges, report)
                 nodes.append(_node_row(record, namespace, ids, embedder.name))
