@@ -35,8 +35,13 @@ from kg.http.read_guard import ReadGuard
 EXEMPT = frozenset({"/health", "/ready", "/metrics"})  # an orchestrator's probes must answer under load
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 # the REST routes the read guard watches and paces; not /mcp, whose tool calls are all POSTs and whose
-# GET is a stream that lasts as long as the client keeps it
+# GET is a stream that lasts as long as the client keeps it; nor an export's stream, a bulk read
 GUARDED = "/v1/"
+BULK_READS = ("/export",)
+
+
+def _guarded(path: str) -> bool:
+    return path.startswith(GUARDED) and not path.endswith(BULK_READS)
 SMOOTHING = 0.2  # weight of the newest sample in a flow's cost
 
 
@@ -114,7 +119,7 @@ class Backpressure(HttpMiddleware):
                                f"the {flow.inflight} writes in flight would hold this one past "
                                f"{target:g} s ([http] write_latency_target_s); retry later")
             return
-        if not scope["path"].startswith(GUARDED):
+        if not _guarded(scope["path"]):
             await self._served(flow, scope, receive, send)
             return
         wait_s = self.guard.wait_s(max(0.0, (target or 1.0) - self.guard.write_s), flow.inflight)
@@ -168,7 +173,7 @@ class Backpressure(HttpMiddleware):
             self._slots.release()
 
     async def _guarded_read(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not scope["path"].startswith(GUARDED):
+        if not _guarded(scope["path"]):
             await self._served(self.reads, scope, receive, send)
             return
         token, started = self.guard.read_started(self.writes.inflight), self.clock()
