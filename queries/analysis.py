@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
-from typing import Iterable
+from typing import Any, Iterable
 
 from kg.core.models.turns import Role
 
@@ -164,3 +164,11 @@ def named(query: str, names: Iterable[str]) -> set[str]:
         if name and re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", query, re.I):
             found.add(name)
     return found
+
+
+def named_speakers(query: str, candidates: Iterable[Any]) -> set[str]:
+    """Speakers of the candidates (turns with a `speaker`) the query names; naming every speaker of
+    them tells nothing."""
+    speakers = {c.speaker for c in candidates if c.speaker}
+    found = named(query, speakers)
+    return found if found != speakers else set()

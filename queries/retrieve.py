@@ -16,9 +16,8 @@ Small namespaces are searched by exact cosine over their vectors cached in memor
 the server can (2026.02 and later), else a global index over-fetched by the namespace's share, with
 the dense lists read again exactly inside the sessions stage 1 chose.
 
-With tracing on, a search is a span (`retrieval`) with its stages below it: `retrieval.lists` (the
-ranked lists, stage 1's summary lists among them), `retrieval.stage2`, `retrieval.rerank` and
-`retrieval.degraded`, each holding its statements' and embedder calls' spans.
+With tracing on, a search is a span (`retrieval`) over its stages (`retrieval.lists`, with stage 1's
+summary lists, `retrieval.stage2`, `.rerank`, `.degraded`), each over its statements' and embedder calls'.
 
 While the primary embedder is down (`[embedding] fallback`), a search embeds the query with the
 fallback and fuses its dense list over the fallback vectors with BM25, whatever the recipe, and says
@@ -41,7 +40,7 @@ from kg.core.store.store import Store
 from kg.core.telemetry.hooks import span
 
 from . import candidates as cand
-from .analysis import TimeWindow, addressed_role, content_terms, named, time_window
+from .analysis import TimeWindow, addressed_role, content_terms, named_speakers, time_window
 from .fusion import best_per_group, group_scores, later_first, ranking, rrf
 from .recipes import RECIPES, Key, Method, Recipe
 from .rerank import Reranker, local_reranker, passage, rerank
@@ -148,28 +147,24 @@ class Retriever:
 
         # BM25 from the namespace's own documents: the vector cache's postings, or for a namespace too
         # large for exact search but within `keyword_max_turns`, the keyword-only cache's
-        own = self.vectors if exact else (
-            self.terms if self.terms is not None and size <= self.settings.keyword_max_turns else None)
+        own = self.vectors if exact else (self.terms if size <= self.settings.keyword_max_turns else None)
 
-        held: dict[int, asyncio.Future] = {}  # each cache's namespace, refreshed once for all its lists
+        fresh: list[asyncio.Future] = []  # one refresh of the cached namespace for all this search's lists
 
-        def current(cache: NamespaceVectors) -> asyncio.Future:
-            if id(cache) not in held:
-                held[id(cache)] = asyncio.ensure_future(cache.current(namespace))
-            return held[id(cache)]
+        def current() -> asyncio.Future:
+            if not fresh:
+                fresh.append(asyncio.ensure_future(own.current(namespace)))  # type: ignore[union-attr]
+            return fresh[0]
 
         def turn_job(m: Method, key: Key) -> Awaitable[list[cand.Candidate]]:
-            if m == "vector" and exact and self.vectors is not None:
+            if m == "vector" and exact and own is not None:  # own is the vector cache on the exact path
                 assert vector is not None
-                return self.vectors.search(namespace, key, vector, depth, as_of, current(self.vectors))
-            if m == "fulltext" and own is not None:
-                return own_statistics(own, key)
-            return store_list(m, key)
+                return own.search(namespace, key, vector, depth, as_of, current())
+            return own_statistics(key) if m == "fulltext" and own is not None else store_list(m, key)
 
-        async def own_statistics(cache: NamespaceVectors, key: Key) -> list[cand.Candidate]:
-            """BM25 from the namespace's own documents (kg.queries.keywords), as Lucene would rank
-            them were the namespace alone; the index's list while the cache lacks some turn."""
-            found = await cache.keyword_search(namespace, key, words, depth, as_of, current(cache))
+        async def own_statistics(key: Key) -> list[cand.Candidate]:
+            """BM25 as Lucene would rank the namespace alone; the index's while the cache lacks a turn."""
+            found = await own.keyword_search(namespace, key, words, depth, as_of, current())  # type: ignore[union-attr]
             return found if found is not None else await store_list("fulltext", key)
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
@@ -215,7 +210,7 @@ class Retriever:
                     traced.set("kg.retrieval.lists", len(jobs))
                     done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
             finally:
-                await _cancel([*jobs.values(), *held.values()])  # a failed list's siblings, or a degraded search's BM25 lists
+                await _cancel([*jobs.values(), *fresh])  # a failed list's siblings, or a degraded search's BM25 lists
         if degraded is not None:
             assert vector is not None
             return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of, degraded)
@@ -223,7 +218,7 @@ class Retriever:
         pool = {c.id: c for ranked in lists for c in ranked}
         signals = await self._signals(namespace, pool, recipe)
         scores = self._fused(lists, pool, query, window, recipe, signals)
-        names = self._named(query, pool)
+        names = named_speakers(query, pool.values())
         if not recipe.two_stage:
             order = ranking(scores)
             hydrated: dict[str, Turn] = {}
@@ -377,7 +372,7 @@ class Retriever:
         base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k, recipe.list_weights())
         b = recipe.boosts
         unit = 1.0 / (recipe.rrf_k + 1)
-        names = self._named(query, pool) if b.speaker else set()
+        names = named_speakers(query, pool.values()) if b.speaker else set()
         role = addressed_role(query) if b.role else None
         slack = timedelta(days=b.time_slack_days)
         scores = dict(base)
@@ -396,13 +391,6 @@ class Retriever:
                 scores[tid] += recipe.session_signal_weight * unit * signals.get(c.session_id, 0.0)
         return scores
 
-    @staticmethod
-    def _named(query: str, pool: dict[str, cand.Candidate]) -> set[str]:
-        """Speakers the query names; naming every speaker of the candidates tells nothing."""
-        speakers = {c.speaker for c in pool.values() if c.speaker}
-        found = named(query, speakers)
-        return found if found != speakers else set()
-
 
 async def _cancel(jobs: Iterable[asyncio.Future]) -> None:
     """Cancel the lists still running (a failed or degraded search) and wait for them to end."""
@@ -410,4 +398,3 @@ async def _cancel(jobs: Iterable[asyncio.Future]) -> None:
     for job in pending:
         job.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
-
