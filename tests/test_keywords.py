@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kg import AsyncMemory
+from kg.queries import candidates as cand
 from kg.queries import keywords
 from kg.queries.recipes import RECIPES
 from kg.queries.retrieve import Retriever
@@ -75,6 +76,9 @@ async def _ranking(retriever: Retriever, namespace: str, recipe: str, hue: str) 
 @pytest.mark.parametrize("exact_max_turns", [3000, 0], ids=["exact", "large"])
 async def test_another_tenants_writes_never_move_the_ranking(memory: AsyncMemory, namespace: str, recipe: str,
                                                               exact_max_turns: int) -> None:
+    if exact_max_turns == 0 and recipe != "bm25" and not cand.filtered(memory.store):
+        pytest.skip("on 5.26 the index path's dense lists come from global indexes, which other tenants' "
+                    "vectors move (docs/operations.md); its BM25 alone is checked here")
     alone, crowded = await _alone_and_crowded(memory, namespace, recipe, exact_max_turns, keyword_cache_turns=100_000)
     assert crowded == alone  # the same turns and sessions, the same scores
     own = {t.id for s in ("s-home", "s-kitchen") for t in await memory.turns(namespace, s)}
