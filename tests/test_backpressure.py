@@ -268,6 +268,22 @@ async def test_writes_that_leave_reads_as_fast_as_alone_are_not_paced() -> None:
     assert [r.status_code for r in await asyncio.gather(*held)] == [200] * 3
 
 
+async def test_reads_slower_than_usual_with_no_write_beside_them_do_not_pace_writes() -> None:
+    clock = Clock()
+    app = Held(clock, max_inflight_writes=4, write_latency_target_s=1.5)
+    for _ in range(3):
+        assert await served(app, clock, "GET", 0.02) == [200]
+    assert await served(app, clock, "POST", 0.6) == [200]  # a write alone
+    for _ in range(4):  # then reads 30 times as slow as usual (a cold cache), no write overlapping them
+        clock.now += 0.3
+        assert await served(app, clock, "GET", 0.6) == [200]
+    guard = app.middleware.guard
+    assert guard.pressure == 1.0 and guard.limit == guard.ceiling
+    held = await app.start("POST", 2)
+    app.release.set()
+    assert [r.status_code for r in await asyncio.gather(*held)] == [200, 200]
+
+
 async def test_pacing_is_off_at_read_slowdown_max_zero() -> None:
     app, _ = await reads_slowed_by_a_write(read_slowdown_max=0)
     held = await app.start("POST", 2)  # the same state, but nothing paces the second write

@@ -5,8 +5,9 @@ tenant's searches: `bench.load` measured another namespace's search p95 at 4x it
 while one namespace's writers ran flat out, although each write stayed within its own latency
 budget. Writes can wait (an agent's memory may lag by a second); a search cannot.
 
-So the process watches its reads. Each read's time is compared with the same route's time when
-no write overlapped it (learned here, per path, smoothed); the smoothed ratio is the *pressure*.
+So the process watches its reads. Each read that a write overlapped is compared with the same
+route's time when none did (learned here, per path, smoothed); a read that no write overlapped
+counts as 1. The smoothed ratio is the *pressure*.
 While the pressure stays above `TARGET` of the allowed slowdown (`1 + 0.5 x (read_slowdown_max -
 1)`: a mean at 1.25x leaves room for the tail to stay within 1.5x), the write rate is halved; while
 it stays below, the rate grows back, and at its ceiling (`max_inflight_writes` writes at their
@@ -73,7 +74,10 @@ class ReadGuard:
             self._baseline[path] = seconds if base is None else base + BASELINE_SMOOTHING * (seconds - base)
         if base is None or base <= 0:
             return
-        self.pressure += SMOOTHING * (seconds / base - self.pressure)
+        # a read no write overlapped was not slowed by writes, however long it took (a cold cache, a
+        # larger result): it counts as 1, so that only what writes cost readers paces them
+        sample = 1.0 if undisturbed else seconds / base
+        self.pressure += SMOOTHING * (sample - self.pressure)
         self._adjust(writes_inflight)
 
     def write_started(self) -> None:
