@@ -8,8 +8,8 @@ budget. Writes can wait (an agent's memory may lag by a second); a search cannot
 So the process watches its reads. Each read that a write overlapped is compared with the same
 route's time when none did (learned here, per path, smoothed); a read that no write overlapped
 counts as 1. The smoothed ratio is the *pressure*.
-While the pressure stays above `TARGET` of the allowed slowdown (`1 + 0.5 x (read_slowdown_max -
-1)`: a mean at 1.25x leaves room for the tail to stay within 1.5x), the write rate is halved; while
+While the pressure stays above `TARGET` of the allowed slowdown (`1 + 0.4 x (read_slowdown_max -
+1)`: a mean at 1.2x leaves room for the tail to stay within 1.5x), the write rate is halved; while
 it stays below, the rate grows back, and at its ceiling (`max_inflight_writes` writes at their
 usual duration) pacing stops. A paced write is given a start time one period after the last
 one's (period = duration / limit, so a limit under one is a duty cycle) and waits for it; one
@@ -24,7 +24,7 @@ import math
 import time
 from typing import Callable
 
-TARGET = 0.5  # the pressure aimed at: this share of the allowed slowdown above 1
+TARGET = 0.4  # the pressure aimed at: this share of the allowed slowdown above 1
 SMOOTHING = 0.2  # weight of the newest read in the pressure
 BASELINE_SMOOTHING = 0.1  # weight of the newest undisturbed read in its route's baseline
 ADJUST_S = 0.5  # the rate changes at most this often

@@ -202,7 +202,7 @@ class HttpSettings(Section):
     max_inflight_reads: int = Field(16, ge=0)  # GET being served; more wait in the read queue
     max_queued_reads: int = Field(64, ge=0)  # reads waiting for a slot; past it: 503
     read_queue_wait_s: float = Field(1.0, gt=0)  # a read waiting longer than this gets 503
-    # reads first: while reads take longer than about half this slowdown above their time with no
+    # reads first: while reads that writes overlap take longer than 0.4 of this slowdown above their time with no
     # write in flight, writes are paced (kg.http.read_guard); 0 (or 1): off
     read_slowdown_max: float = Field(1.5, ge=0)
     retry_after_s: int = Field(1, ge=1)  # the Retry-After of a refused request
