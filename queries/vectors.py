@@ -148,16 +148,11 @@ class NamespaceVectors:
         """The namespaces held, least recently searched first."""
         return list(self._spaces)
 
-    async def current(self, namespace: str) -> _Namespace:
-        """The namespace as the store holds it now (sessions whose revision moved are reloaded): one
-        search's lists can share it, `held`, instead of each reading the revisions again."""
-        return await self._current(namespace)
-
     async def search(self, namespace: str, key: Key, vector: list[float], depth: int, as_of: datetime | None,
                      held: Awaitable[_Namespace] | None = None) -> list[Candidate]:
         """The `depth` turns nearest `vector` on `key` (a turn without a context key: its own text); on
         the turn's own key, a long turn scores its best part."""
-        space = await (held or self._current(namespace))
+        space = await (held or self.current(namespace))
         if not space.size:
             return []
         query = unit_rows([vector])[0]
@@ -175,7 +170,7 @@ class NamespaceVectors:
         """The `depth` best turns by BM25 on `key` with the namespace's own statistics, as the
         fulltext list ranks them (score, then id; turns that match no term are left out); None
         while the cache does not hold every turn of the namespace."""
-        space = await (held or self._current(namespace))
+        space = await (held or self.current(namespace))
         if not space.complete:
             return None
         scores = keywords.scores(space.terms(key), query)
@@ -242,7 +237,9 @@ class NamespaceVectors:
                       parts.ravel().tolist() if len(parts) else None]
         return out
 
-    async def _current(self, namespace: str) -> _Namespace:
+    async def current(self, namespace: str) -> _Namespace:
+        """The namespace as the store holds it now (sessions whose revision moved are reloaded): one
+        search's lists can share it, `held`, instead of each reading the revisions again."""
         lock = self._locks.setdefault(namespace, asyncio.Lock())
         async with lock:  # one refresh per namespace at a time; searches of a fresh one wait briefly
             held = self._spaces.get(namespace)
