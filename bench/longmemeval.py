@@ -16,7 +16,8 @@ search after a write (after each question's ingest and after its sessions closed
 caches see new vectors) beside warm searches, p50/p95. `--http` asks the HTTP door too
 (`GET /search`, `GET /search/sessions`, the app in process over ASGI) after closing.
 
-`--limit N` takes a stratified prefix: question types in turn, each in file order.
+`--limit N` takes a stratified prefix: question types in turn, each in file order. `--rows` adds each
+question's figures (per phase and retriever), to compare runs or phases question by question.
 """
 
 from __future__ import annotations
@@ -234,7 +235,7 @@ async def evaluate_http(run: Run, questions: list[dict]) -> dict[str, Any]:
     return _table(rows) | {"search_ms": _latency(latencies)}
 
 
-async def run(data: Path, limit: int | None, keep: bool, prefix: str, http: bool, baseline_only: bool
+async def run(data: Path, limit: int | None, keep: bool, prefix: str, http: bool, rows: bool = False
               ) -> dict[str, Any]:
     with gzip.open(data, "rt", encoding="utf-8") as fh:
         questions = stratified(json.load(fh), limit)
@@ -259,6 +260,8 @@ async def run(data: Path, limit: int | None, keep: bool, prefix: str, http: bool
     result = {"questions": len(questions), "data": str(data), "strategy": retrievers["product"], **bench.summary()}
     if http_table is not None:
         result["http"] = http_table
+    if rows:
+        result["rows"] = bench.rows
     return result
 
 
@@ -267,11 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="a stratified prefix of N questions")
     arguments.namespaces(parser, "bench-lme", "question", "keep the namespaces (a later run reuses them)")
     parser.add_argument("--http", action="store_true", help="ask the HTTP door too, after closing")
+    parser.add_argument("--rows", action="store_true",
+                        help="add each question's figures (per phase and retriever) as `rows`")
     parser.add_argument("--json", action="store_true", help="print JSON only")
     args = parser.parse_args(argv)
     if arguments.absent(args.data, "LongMemEval", "../shared/data/longmemeval/README.md"):
         return 2
-    result = asyncio.run(run(args.data, args.limit, args.keep, args.prefix, args.http, False))
+    result = asyncio.run(run(args.data, args.limit, args.keep, args.prefix, args.http, args.rows))
     print(json.dumps(result) if args.json else json.dumps(result, indent=2))
     return 0
 
