@@ -38,11 +38,12 @@ READS = frozenset({"GET", "HEAD", "OPTIONS"})
 # GET is a stream that lasts as long as the client keeps it; nor an export's stream, a bulk read
 GUARDED = "/v1/"
 BULK_READS = ("/export",)
+SMOOTHING = 0.2  # weight of the newest sample in a flow's cost
 
 
 def _guarded(path: str) -> bool:
+    """A REST route the read guard watches and paces (not a bulk read's stream)."""
     return path.startswith(GUARDED) and not path.endswith(BULK_READS)
-SMOOTHING = 0.2  # weight of the newest sample in a flow's cost
 
 
 class Flow:
