@@ -1,10 +1,13 @@
-"""Rank fusion and score arithmetic over plain data (pure, tested without a database)."""
+"""Rank fusion and score arithmetic over plain data and arrays (pure, tested without a database)."""
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
+
+import numpy as np
 
 K = TypeVar("K", bound=Hashable)
 
@@ -26,6 +29,23 @@ def rrf(lists: Sequence[Sequence[K]], k: int = 60, weights: Sequence[float] | No
 def ranking(scores: Mapping[K, float]) -> list[K]:
     """Items by descending score; ties keep a stable order by the item itself."""
     return sorted(scores, key=lambda item: (-scores[item], str(item)))
+
+
+def ranked(scores: np.ndarray, ids: list[str], n: int) -> list[int]:
+    """Positions of the `n` best finite scores, ties broken by turn id, as the Cypher lists do
+    (`ORDER BY score DESC, t.id`): every process ranks the same turns alike, whatever their order
+    in the cache. The cut is taken at the n-th score, so a tie across it is settled by id too (of
+    the tied rows only: thousands may share a score). Rows scored -inf are left out."""
+    n = min(n, len(scores))
+    if n <= 0:
+        return []
+    cut = np.partition(scores, len(scores) - n)[len(scores) - n]
+    if not np.isfinite(cut):  # fewer than n finite scores: all of them
+        chosen = np.flatnonzero(np.isfinite(scores)).tolist()
+    else:
+        chosen = np.flatnonzero(scores > cut).tolist()
+        chosen += heapq.nsmallest(n - len(chosen), np.flatnonzero(scores == cut).tolist(), key=ids.__getitem__)
+    return sorted(chosen, key=lambda i: (-scores[i], ids[i]))
 
 
 def group_scores(scores: Mapping[K, float], group_of: Mapping[K, str], top: int, decay: float = 0.5) -> dict[str, float]:

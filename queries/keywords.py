@@ -140,6 +140,22 @@ def replaced(held: Postings, texts: dict[int, str | None]) -> Postings:
                     np.concatenate([held.freqs[keep], new.freqs]), lengths)
 
 
+def summed(index: Postings, groups: np.ndarray, count: int, keep: np.ndarray | None = None) -> Postings:
+    """The rows of each group as one document (row r in group `groups[r]`, of `count`): the group's
+    terms with their rows' frequencies added, its length their terms' count as the norm keeps it; rows
+    outside `keep` (a mask over rows) left out."""
+    terms, rows, freqs = index.terms, index.rows, index.freqs
+    if keep is not None:
+        hit = keep[rows]
+        terms, rows, freqs = terms[hit], rows[hit], freqs[hit]
+    owner = groups[rows].astype(np.int64)
+    pairs, at = np.unique(owner << 32 | terms.astype(np.int64), return_inverse=True)
+    added = np.bincount(at, weights=freqs, minlength=len(pairs)).astype(np.float32)
+    sizes = np.bincount(owner, weights=freqs, minlength=count).astype(np.int64)
+    lengths = np.fromiter(map(norm_length, sizes.tolist()), dtype=np.float32, count=count)
+    return Postings((pairs & 0xFFFFFFFF).astype(np.int32), (pairs >> 32).astype(np.int32), added, lengths)
+
+
 def scores(index: Postings, query: str) -> np.ndarray:
     """Each row's BM25 score for `query` (0: no query term in it); a word the query repeats counts
     again, as each is a clause of Lucene's query."""

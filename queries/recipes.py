@@ -73,6 +73,10 @@ class Recipe(BaseModel):
     # and R@1 by -0.013, for an index search per query; an abstractive summarizer may earn it back.
     summary_vector_weight: float = Field(0.0, ge=0)
     summary_text_weight: float = Field(0.1, ge=0)
+    # stage 1: weight of BM25 over each session's whole text (its turns' own keys as one document),
+    # which finds a session by words its best turns lack; scored from the in-memory cache, so a
+    # namespace too large for it (`keyword_max_turns`) goes without
+    session_text_weight: float = Field(0.5, ge=0)
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
     reranker: RerankerKind = "none"
     rerank_top_n: int = Field(20, ge=2)  # turns of the final (or fused) list the reranker reorders

@@ -4,8 +4,9 @@ Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn
 its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
 window, the speakers it names, the role whose words it asks for (the user's for a first-person
 question), and a question's score passed on to a short reply to it.
-The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with its
-summaries' BM25 matches, dense ones too if the recipe weights them, plus the time window) and
+The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with BM25
+over its whole text where the namespace is cached, its summaries' BM25 matches, dense ones too if
+the recipe weights them, plus the time window) and
 re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), keeping T
 per session, then top K. A recipe's rerank stage (`kg.queries.rerank`) reorders the first
 `rerank_top_n` of that final list (of the fused list for single-stage recipes); the scores stay
@@ -41,12 +42,13 @@ from kg.core.telemetry.hooks import span
 
 from . import candidates as cand
 from .analysis import TimeWindow, addressed_role, content_terms, named_speakers, time_window
-from .fusion import best_per_group, group_scores, later_first, ranking, rrf
+from .fusion import best_per_group, group_scores, ranking, rrf
+from .recency import restated_first
 from .recipes import RECIPES, Key, Method, Recipe
 from .rerank import Reranker, local_reranker, passage, rerank
 from .session_signals import session_signals
 from .turns import bounded, lucene_escape
-from .vectors import NamespaceVectors, unit_rows
+from .vectors import NamespaceVectors
 
 log = logging.getLogger(__name__)
 
@@ -169,10 +171,15 @@ class Retriever:
 
         def summary_job(m: Method) -> Awaitable[list[str]]:  # stage 1 keeps S sessions: a few more suffice
             if m == "fulltext" and own is not None:
-                return own.summary_keyword_search(namespace, words, min(depth, 3 * recipe.sessions), as_of)
+                return own.summaries.search(namespace, words, min(depth, 3 * recipe.sessions), as_of)
             return cand.summary_sessions(self.store, m, namespace, vector=vector, lucene=lucene,
                                          depth=min(depth, 3 * recipe.sessions), exact=exact, as_of=as_of,
                                          alone=alone)
+
+        async def whole_sessions() -> list[str]:
+            found = await own.session_keyword_search(namespace, words, min(depth, 3 * recipe.sessions),  # type: ignore[union-attr]
+                                                     as_of, current())
+            return found or []  # None: the cache lacks a turn, so the list is left out
 
         jobs: dict[object, asyncio.Future] = {}
 
@@ -185,6 +192,8 @@ class Retriever:
                     start((m, key), turn_job(m, key))
             if recipe.two_stage and recipe.summary_text_weight:  # a summary list weighted 0 is not read
                 start("summary:fulltext", summary_job("fulltext"))
+            if recipe.two_stage and recipe.session_text_weight and own is not None:  # cached namespaces only
+                start("sessions:fulltext", whole_sessions())
 
         # The index path's BM25 lists run on the server while the query is embedded; on the exact path
         # both are this process's work (a small machine only stretches both): the query comes first.
@@ -226,17 +235,19 @@ class Retriever:
                 with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                     order, hydrated = await self._reranked(query, order, scores, recipe)
             rows: dict[str, list] = {}
-            order = await self._restated_first(namespace if exact else None, order, scores, pool, recipe, window, rows)
+            order = await restated_first(self.store, self.vectors if exact else None, namespace, order, scores, pool,
+                                         recipe, window, rows)
             sessions = cand.first_seen(order, pool)
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated,
                              vector_rows=rows)
 
         summary_dense, summary_bm25 = done.get("summary:vector", []), done.get("summary:fulltext", [])
+        whole = done.get("sessions:fulltext", [])
         in_window: set[str] = done["window"] if window is not None else set()
         session_of = {c.id: c.session_id for c in pool.values()}
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
-        s_scores = rrf([by_turns, summary_dense, summary_bm25], recipe.rrf_k,
-                       [1.0, recipe.summary_vector_weight, recipe.summary_text_weight])
+        s_scores = rrf([by_turns, summary_dense, summary_bm25, whole], recipe.rrf_k,
+                       [1.0, recipe.summary_vector_weight, recipe.summary_text_weight, recipe.session_text_weight])
         unit = 1.0 / (recipe.rrf_k + 1)
         for s in in_window:
             s_scores[s] = s_scores.get(s, 0.0) + recipe.boosts.time * unit
@@ -266,7 +277,8 @@ class Retriever:
                 order, read = await self._reranked(query, order, final, recipe, hydrated)
             hydrated.update(read)
         rows = {}
-        order = (await self._restated_first(namespace if exact else None, order, final, pool, recipe, window, rows))[:k]
+        order = (await restated_first(self.store, self.vectors if exact else None, namespace, order, final, pool,
+                                      recipe, window, rows))[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
         return Retrieval([(t, final[t]) for t in order], ranked_sessions, pool, names, window, vector, hydrated,
                          vector_rows=rows)
@@ -310,42 +322,6 @@ class Retriever:
         by_rank = [scores[t] for t in head]
         scores.update(zip(new_head, by_rank))
         return new_head + order[recipe.rerank_top_n:], turns
-
-    async def _restated_first(self, cached_namespace: str | None, order: list[str], scores: dict[str, float],
-                              pool: dict[str, cand.Candidate], recipe: Recipe, window: TimeWindow | None,
-                              read: dict[str, list]) -> list[str]:
-        """Recency within a topic (`Boosts.restated`): the first `rerank_top_n` of `order` with each
-        user turn preceded by a later session's restatement of it (same speaker, own vectors at
-        least that close), as an updated value should be; each rank keeps its score. Not when the
-        question names its time ("in March", "last week"): then the turns of that time are wanted.
-        The vector rows it reads are put in `read` (recall scales turns by them); from the vector
-        cache when this search read its `cached_namespace` there (exact search) and it holds them all."""
-        head = order[: recipe.rerank_top_n]
-        if not recipe.boosts.restated or window is not None or len(head) < 2:
-            return order
-        cached = None
-        if cached_namespace is not None and self.vectors is not None:
-            cached = self.vectors.turn_vectors(cached_namespace, head)
-        if cached is None:
-            cached = {r[0]: r for r in (await self.store.read_row("retrieval/turn_vectors",
-                                                                   ids=head)).get("turns", [])}
-        read.update(cached)
-        found = [r for r in cached.values() if r[2]]
-        role = {r[0]: r[1] for r in found}
-        if len(role) < 2:
-            return order
-        unit = dict(zip(role, unit_rows([r[2] for r in found])))
-
-        def restates(later: str, earlier: str) -> bool:
-            b, a = pool[later], pool[earlier]
-            return (b.session_id != a.session_id and b.ts > a.ts and b.speaker == a.speaker and later in role
-                    and earlier in role and role[later] == role[earlier] == "user"
-                    and float(unit[later] @ unit[earlier]) >= recipe.boosts.restated)
-
-        new_head = later_first(head, restates)
-        if new_head != head:
-            scores.update(zip(new_head, [scores[t] for t in head]))
-        return new_head + order[len(head):]
 
     async def _exact_inside(
         self, lists: list[list[cand.Candidate]], recipe: Recipe, namespace: str, sessions: list[str],

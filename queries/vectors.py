@@ -19,7 +19,6 @@ refreshes by the same revisions.
 from __future__ import annotations
 
 import asyncio
-import heapq
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,7 +31,9 @@ from kg.core.store.store import Store
 
 from . import keywords
 from .candidates import Candidate, from_epoch_us
+from .fusion import ranked
 from .recipes import Key
+from .summary_terms import SummaryTerms
 
 Revision = tuple[int, Any]
 Row = tuple[str, str, int, str | None, datetime, bool, Role]  # id, session, idx, speaker, ts, follows_question, role
@@ -65,6 +66,7 @@ class _Namespace:
     _at: dict[str, int] | None = None
     _ids: list[str] | None = None
     _terms: dict[Key, keywords.Postings] | None = None
+    _sessions: tuple[list[str], np.ndarray, keywords.Postings] | None = None
 
     @property
     def size(self) -> int:
@@ -80,6 +82,16 @@ class _Namespace:
                            for k in keys}
         return self._terms[key]
 
+    def sessions_text(self, keep: np.ndarray | None = None) -> tuple[list[str], keywords.Postings]:
+        """The session ids in order, and each session as one document of its turns' own keys (those in
+        `keep`, a mask over rows); all turns' joined on first use."""
+        if self._sessions is None:
+            ids = sorted(self.blocks)
+            groups = np.repeat(np.arange(len(ids)), [len(self.blocks[s].rows) for s in ids])
+            self._sessions = ids, groups, keywords.summed(self.terms("turn"), groups, len(ids))
+        ids, groups, whole = self._sessions
+        return ids, whole if keep is None else keywords.summed(self.terms("turn"), groups, len(ids), keep)
+
     def ids(self) -> list[str]:
         """Each row's turn id, listed on first use."""
         if self._ids is None:
@@ -94,23 +106,6 @@ class _Namespace:
 
 
 SCORE_DECIMALS = 6  # the dense lists' rounding, in Cypher too (`round(..., 6)`): closer scores are ties
-
-
-def ranked(scores: np.ndarray, ids: list[str], n: int) -> list[int]:
-    """Positions of the `n` best finite scores, ties broken by turn id, as the Cypher lists do
-    (`ORDER BY score DESC, t.id`): every process ranks the same turns alike, whatever their order
-    in the cache. The cut is taken at the n-th score, so a tie across it is settled by id too (of
-    the tied rows only: thousands may share a score). Rows scored -inf are left out."""
-    n = min(n, len(scores))
-    if n <= 0:
-        return []
-    cut = np.partition(scores, len(scores) - n)[len(scores) - n]
-    if not np.isfinite(cut):  # fewer than n finite scores: all of them
-        chosen = np.flatnonzero(np.isfinite(scores)).tolist()
-    else:
-        chosen = np.flatnonzero(scores > cut).tolist()
-        chosen += heapq.nsmallest(n - len(chosen), np.flatnonzero(scores == cut).tolist(), key=ids.__getitem__)
-    return sorted(chosen, key=lambda i: (-scores[i], ids[i]))
 
 
 def unit_rows(rows: list[list[float]] | np.ndarray) -> np.ndarray:
@@ -141,8 +136,7 @@ class NamespaceVectors:
         self._rows = "retrieval/vector_rows" if vectors else "retrieval/term_rows"
         self._spaces: OrderedDict[str, _Namespace] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
-        self._summary_locks: dict[str, asyncio.Lock] = {}  # apart: a search reads both at once
-        self._summaries: dict[str, _Summaries] = {}
+        self.summaries = SummaryTerms(store)  # BM25 over summaries, forgotten with the namespace
 
     def namespaces(self) -> list[str]:
         """The namespaces held, least recently searched first."""
@@ -179,45 +173,17 @@ class NamespaceVectors:
             scores = np.where(space.ts <= as_of.timestamp(), scores, -np.inf)
         return _best(space, scores, depth)
 
-    async def summary_keyword_search(self, namespace: str, query: str, depth: int, as_of: datetime | None
-                                     ) -> list[str]:
-        """Sessions in the order their best current summary matches `query` by BM25 over its text and
-        keywords (each field with the namespace's own statistics, the scores added, as Lucene adds its
-        clauses); only summaries started by `as_of`."""
-        held = await self._current_summaries(namespace)
-        scores = keywords.scores(held.text, query) + keywords.scores(held.topics, query)
-        scores = np.where((scores > 0) & held.current, scores, -np.inf)
-        if as_of is not None:
-            scores = np.where(held.started <= as_of.timestamp(), scores, -np.inf)
-        order = [i for i in ranked(scores, held.ids, depth) if np.isfinite(scores[i])]
-        return list(dict.fromkeys(held.sessions[i] for i in order))
-
-    async def _current_summaries(self, namespace: str) -> _Summaries:
-        """The namespace's summary versions: which are current, and the terms of each (read once per id)."""
-        async with self._summary_locks.setdefault(namespace, asyncio.Lock()):
-            stamp = (await self.store.read_row("retrieval/summary_stamp", namespace=namespace)).get("stamp")
-            kept = self._summaries.get(namespace)
-            if kept is not None and kept.stamp == stamp:  # no version made, expired or deleted since
-                return kept
-            rows = (await self.store.read_row("retrieval/summary_versions", namespace=namespace)).get("rows", [])
-            rows.sort(key=lambda r: r[0])
-            held = self._summaries.get(namespace) or _Summaries.empty()
-            listed = {r[0] for r in rows}
-            fields = {i: f for i, f in held.fields.items() if i in listed}
-            missing = [r[0] for r in rows if r[0] not in fields]
-            if missing:
-                read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
-                fields.update({i: (text, words) for i, text, words in read.get("rows", [])})
-                rows = [r for r in rows if r[0] in fields]  # one deleted in between is left out
-            ids = [r[0] for r in rows]
-            same = ids == held.ids  # the same versions: their postings stand (sessions may have merged)
-            held = _Summaries(
-                fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
-                np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
-                held.text if same else keywords.postings([fields[i][0] for i in ids]),
-                held.topics if same else keywords.postings([fields[i][1] for i in ids]), stamp)
-            self._summaries[namespace] = held
-            return held
+    async def session_keyword_search(self, namespace: str, query: str, depth: int, as_of: datetime | None,
+                                     held: Awaitable[_Namespace] | None = None) -> list[str] | None:
+        """The `depth` sessions best matching `query` by BM25 over their whole text (turns to `as_of`),
+        with the namespace's own statistics, then by id; None while the cache lacks a turn."""
+        space = await (held or self.current(namespace))
+        if not space.complete:
+            return None
+        ids, index = space.sessions_text(space.ts <= as_of.timestamp() if as_of is not None else None)
+        scores = keywords.scores(index, query)
+        scores = np.where(scores > 0, scores, -np.inf)
+        return [ids[i] for i in ranked(scores, ids, depth) if np.isfinite(scores[i])]
 
     def turn_vectors(self, namespace: str, ids: list[str]) -> dict[str, list[Any]] | None:
         """Rows as `retrieval/turn_vectors` gives them ([id, role, own vector, later parts
@@ -315,26 +281,7 @@ class NamespaceVectors:
     def _evict(self) -> None:
         while len(self._spaces) > 1 and sum(s.size for s in self._spaces.values()) > self.max_turns:
             gone, _ = self._spaces.popitem(last=False)
-            self._summaries.pop(gone, None)
-
-
-@dataclass
-class _Summaries:
-    """A namespace's summary versions in id order, with each field's postings (`fields`: the texts by id)."""
-
-    fields: dict[str, tuple[str | None, str | None]]
-    ids: list[str]
-    sessions: list[str]
-    current: np.ndarray
-    started: np.ndarray  # epoch seconds
-    text: keywords.Postings
-    topics: keywords.Postings  # the `keywords` field: topics and entities
-    stamp: list[Any] | None = None  # retrieval/summary_stamp, read before the versions
-
-    @classmethod
-    def empty(cls) -> _Summaries:
-        nothing = keywords.joined([], 0)
-        return cls({}, [], [], np.zeros(0, dtype=bool), np.zeros(0), nothing, nothing)
+            self.summaries.forget(gone)
 
 
 def _best(space: _Namespace, scores: np.ndarray, depth: int) -> list[Candidate]:

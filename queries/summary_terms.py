@@ -1,0 +1,89 @@
+"""BM25 over one namespace's session summaries, with the namespace's own statistics: stage 1's
+summaries' list (`kg.queries.retrieve`) for a namespace the in-memory cache holds
+(`kg.queries.vectors`, which forgets a namespace's summaries when it evicts the namespace).
+
+Before each search the namespace's stamp (`retrieval/summary_stamp`) says whether any version was
+made, expired or deleted since; only then are the versions listed again, and only new ones' texts read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from kg.core.store.store import Store
+
+from . import keywords
+from .fusion import ranked
+
+
+class SummaryTerms:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._held: dict[str, _Summaries] = {}
+
+    def forget(self, namespace: str) -> None:
+        self._held.pop(namespace, None)
+
+    async def search(self, namespace: str, query: str, depth: int, as_of: datetime | None) -> list[str]:
+        """Sessions in the order their best current summary matches `query` by BM25 over its text and
+        keywords (each field with the namespace's own statistics, the scores added, as Lucene adds its
+        clauses); only summaries started by `as_of`."""
+        held = await self._current(namespace)
+        scores = keywords.scores(held.text, query) + keywords.scores(held.topics, query)
+        scores = np.where((scores > 0) & held.current, scores, -np.inf)
+        if as_of is not None:
+            scores = np.where(held.started <= as_of.timestamp(), scores, -np.inf)
+        order = [i for i in ranked(scores, held.ids, depth) if np.isfinite(scores[i])]
+        return list(dict.fromkeys(held.sessions[i] for i in order))
+
+    async def _current(self, namespace: str) -> _Summaries:
+        """The namespace's summary versions: which are current, and the terms of each (read once per id)."""
+        async with self._locks.setdefault(namespace, asyncio.Lock()):
+            stamp = (await self.store.read_row("retrieval/summary_stamp", namespace=namespace)).get("stamp")
+            kept = self._held.get(namespace)
+            if kept is not None and kept.stamp == stamp:  # no version made, expired or deleted since
+                return kept
+            rows = (await self.store.read_row("retrieval/summary_versions", namespace=namespace)).get("rows", [])
+            rows.sort(key=lambda r: r[0])
+            held = self._held.get(namespace) or _Summaries.empty()
+            listed = {r[0] for r in rows}
+            fields = {i: f for i, f in held.fields.items() if i in listed}
+            missing = [r[0] for r in rows if r[0] not in fields]
+            if missing:
+                read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
+                fields.update({i: (text, words) for i, text, words in read.get("rows", [])})
+                rows = [r for r in rows if r[0] in fields]  # one deleted in between is left out
+            ids = [r[0] for r in rows]
+            same = ids == held.ids  # the same versions: their postings stand (sessions may have merged)
+            held = _Summaries(
+                fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
+                np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
+                held.text if same else keywords.postings([fields[i][0] for i in ids]),
+                held.topics if same else keywords.postings([fields[i][1] for i in ids]), stamp)
+            self._held[namespace] = held
+            return held
+
+
+@dataclass
+class _Summaries:
+    """A namespace's summary versions in id order, with each field's postings (`fields`: the texts by id)."""
+
+    fields: dict[str, tuple[str | None, str | None]]
+    ids: list[str]
+    sessions: list[str]
+    current: np.ndarray
+    started: np.ndarray  # epoch seconds
+    text: keywords.Postings
+    topics: keywords.Postings  # the `keywords` field: topics and entities
+    stamp: list[Any] | None = None  # retrieval/summary_stamp, read before the versions
+
+    @classmethod
+    def empty(cls) -> _Summaries:
+        nothing = keywords.joined([], 0)
+        return cls({}, [], [], np.zeros(0, dtype=bool), np.zeros(0), nothing, nothing)
