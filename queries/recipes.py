@@ -7,8 +7,9 @@
                   a turn is found by its own words whatever its neighbours say), fused by
                   reciprocal rank fusion, with the query's time window, named speakers and
                   question/answer adjacency as boosts
-    hierarchical  hybrid, then two stages: sessions ranked by their best turns and their summaries
-                  (stage 1), turns re-ranked inside the top `sessions` (stage 2), top-K
+    hierarchical  hybrid, then two stages: sessions ranked by their best turns, their whole text
+                  and their summaries (stage 1), turns re-ranked inside the top `sessions` (stage 2),
+                  top-K
 
 Any recipe may add a rerank stage (`reranker`, see `kg.queries.rerank`): the first `rerank_top_n` turns
 of its final list (after stage 2 for hierarchical, the fused list for the others) reordered by a

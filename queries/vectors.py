@@ -51,6 +51,23 @@ class _Block:
     passages: np.ndarray
     owners: np.ndarray  # the row (in this block) of each passage
     terms: dict[Key, keywords.Postings]
+    _whole: keywords.Postings | None = None
+    _span: tuple[float, float] | None = None  # its turns' first and last time, epoch seconds
+
+    def whole(self, until: float | None) -> keywords.Postings:
+        """The session as one document of its turns' own keys, those at or before `until` (epoch
+        seconds; None: all); the whole of it made once, a part only for a session `until` cuts."""
+        one = np.zeros(len(self.rows), dtype=np.int64)
+        if until is not None:
+            if self._span is None:
+                times = [r[4].timestamp() for r in self.rows]
+                self._span = (min(times, default=0.0), max(times, default=0.0))
+            if self._span[1] > until:  # some turns are later: only those by then count
+                keep = np.array([r[4].timestamp() <= until for r in self.rows], dtype=bool)
+                return keywords.summed(self.terms["turn"], one, 1, keep)
+        if self._whole is None:
+            self._whole = keywords.summed(self.terms["turn"], one, 1)
+        return self._whole
 
 
 @dataclass
@@ -66,7 +83,7 @@ class _Namespace:
     _at: dict[str, int] | None = None
     _ids: list[str] | None = None
     _terms: dict[Key, keywords.Postings] | None = None
-    _sessions: tuple[list[str], np.ndarray, keywords.Postings] | None = None
+    _sessions: keywords.Postings | None = None  # sessions_text() of every turn
 
     @property
     def size(self) -> int:
@@ -82,15 +99,16 @@ class _Namespace:
                            for k in keys}
         return self._terms[key]
 
-    def sessions_text(self, keep: np.ndarray | None = None) -> tuple[list[str], keywords.Postings]:
-        """The session ids in order, and each session as one document of its turns' own keys (those in
-        `keep`, a mask over rows); all turns' joined on first use."""
-        if self._sessions is None:
-            ids = sorted(self.blocks)
-            groups = np.repeat(np.arange(len(ids)), [len(self.blocks[s].rows) for s in ids])
-            self._sessions = ids, groups, keywords.summed(self.terms("turn"), groups, len(ids))
-        ids, groups, whole = self._sessions
-        return ids, whole if keep is None else keywords.summed(self.terms("turn"), groups, len(ids), keep)
+    def sessions_text(self, until: float | None = None) -> tuple[list[str], keywords.Postings]:
+        """The session ids in order, and each session as one document of its turns' own keys (those
+        at or before `until`, epoch seconds); each session's made once, all of them joined once."""
+        ids = sorted(self.blocks)
+        if until is None and self._sessions is not None:
+            return ids, self._sessions
+        joined = keywords.joined([(self.blocks[s].whole(until), i) for i, s in enumerate(ids)], len(ids))
+        if until is None:
+            self._sessions = joined
+        return ids, joined
 
     def ids(self) -> list[str]:
         """Each row's turn id, listed on first use."""
@@ -180,7 +198,7 @@ class NamespaceVectors:
         space = await (held or self.current(namespace))
         if not space.complete:
             return None
-        ids, index = space.sessions_text(space.ts <= as_of.timestamp() if as_of is not None else None)
+        ids, index = space.sessions_text(as_of.timestamp() if as_of is not None else None)
         scores = keywords.scores(index, query)
         scores = np.where(scores > 0, scores, -np.inf)
         return [ids[i] for i in ranked(scores, ids, depth) if np.isfinite(scores[i])]
