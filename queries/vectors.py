@@ -1,5 +1,6 @@
 """Small namespaces' turns held in memory: their vectors, for exact dense search without a store
-scan, and their keys' terms, for BM25 with the namespace's own statistics (`kg.queries.keywords`).
+scan, and their keys' terms, for BM25 with the namespace's own statistics (`kg.queries.keywords`)
+over turns, and over each session's whole text (its turns' own keys summed: stage 1's list).
 
 Neo4j stays the source of truth. Every write of a turn vector (a new turn, a context key, a
 re-embed) bumps its session's `vectors_rev` in the same transaction, so before each search the
