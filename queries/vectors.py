@@ -53,17 +53,16 @@ class _Block:
     owners: np.ndarray  # the row (in this block) of each passage
     terms: dict[Key, keywords.Postings]
     _whole: keywords.Postings | None = None
-    _span: tuple[float, float] | None = None  # its turns' first and last time, epoch seconds
+    _last: float | None = None  # its latest turn's time, epoch seconds
 
     def whole(self, until: float | None) -> keywords.Postings:
         """The session as one document of its turns' own keys, those at or before `until` (epoch
         seconds; None: all); the whole of it made once, a part only for a session `until` cuts."""
         one = np.zeros(len(self.rows), dtype=np.int64)
         if until is not None:
-            if self._span is None:
-                times = [r[4].timestamp() for r in self.rows]
-                self._span = (min(times, default=0.0), max(times, default=0.0))
-            if self._span[1] > until:  # some turns are later: only those by then count
+            if self._last is None:
+                self._last = max((r[4].timestamp() for r in self.rows), default=0.0)
+            if self._last > until:  # some turns are later: only those by then count
                 keep = np.array([r[4].timestamp() <= until for r in self.rows], dtype=bool)
                 return keywords.summed(self.terms["turn"], one, 1, keep)
         if self._whole is None:
