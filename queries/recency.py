@@ -7,6 +7,7 @@ from kg.core.store.store import Store
 
 from .analysis import TimeWindow
 from .candidates import Candidate
+from .feedback import vector_rows
 from .fusion import later_first
 from .recipes import Recipe
 from .vectors import NamespaceVectors, unit_rows
@@ -24,9 +25,7 @@ async def restated_first(store: Store, vectors: NamespaceVectors | None, namespa
     head = order[: recipe.rerank_top_n]
     if not recipe.boosts.restated or window is not None or len(head) < 2:
         return order
-    cached = vectors.turn_vectors(namespace, head) if vectors is not None else None
-    if cached is None:
-        cached = {r[0]: r for r in (await store.read_row("retrieval/turn_vectors", ids=head)).get("turns", [])}
+    cached = await vector_rows(store, vectors, namespace, head)
     read.update(cached)
     found = [r for r in cached.values() if r[2]]
     role = {r[0]: r[1] for r in found}

@@ -79,6 +79,11 @@ class Recipe(BaseModel):
     # namespace too large for it (`keyword_max_turns`) goes without
     session_text_weight: float = Field(0.5, ge=0)
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
+    # stage 2, pseudo-relevance feedback (`kg.queries.feedback`): the dense lists read again with the
+    # query's vector plus `feedback_weight` times the mean of its first `feedback_turns` turns' own
+    # vectors, and fused again; 0: one round
+    feedback_turns: int = Field(0, ge=0)
+    feedback_weight: float = Field(0.5, ge=0)
     reranker: RerankerKind = "none"
     rerank_top_n: int = Field(20, ge=2)  # turns of the final (or fused) list the reranker reorders
     # first-rank RRF votes a turn gains (or loses) from its session's quality and outcome
@@ -100,7 +105,7 @@ _BOOSTS = Boosts(speaker=0.7, role=2.0, time=2.0, answer=0.5, restated=RESTATED)
 FLAT = Recipe(name="flat", lists=(("vector", "turn"),))
 BM25 = Recipe(name="bm25", lists=(("fulltext", "turn"),))
 HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True)
-HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, content_words=True, two_stage=True)
+HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, content_words=True, two_stage=True, feedback_turns=5)
 RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHICAL)}
 # The names of the old per-door search methods, kept so `strategy=vector` still means the same ranking.
 ALIASES = RECIPE_ALIASES

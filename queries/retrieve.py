@@ -41,6 +41,7 @@ from kg.core.store.store import Store
 from kg.core.telemetry.hooks import span
 
 from . import candidates as cand
+from . import feedback
 from .analysis import TimeWindow, addressed_role, content_terms, named_speakers, time_window
 from .fusion import best_per_group, group_scores, ranking, rrf
 from .recency import restated_first
@@ -269,9 +270,31 @@ class Retriever:
             signals.update(await self._signals(namespace, pool, recipe, known=signals))
             scores = self._fused(lists, pool, query, window, recipe, signals)
         rank_of = {s: r for r, s in enumerate(top_sessions, start=1)}
-        final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
-                 for t, v in scores.items() if session_of[t] in rank_of}
-        order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)
+        probe = vector
+        while True:  # a second round when the recipe moves the query toward its first turns
+            final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
+                     for t, v in scores.items() if session_of[t] in rank_of}
+            order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)
+            if probe is not vector or not (dense and recipe.feedback_turns and order):
+                break
+            assert vector is not None  # dense lists were read
+            head = order[: recipe.feedback_turns]
+            rows = await feedback.vector_rows(self.store, self.vectors if exact else None, namespace, head)
+            probe = feedback.moved(vector, [rows[t] for t in head if t in rows], recipe.feedback_weight)
+            if probe is None:
+                break
+            with span("retrieval.feedback"):
+                if exact and own is not None:
+                    lists = [await own.search(namespace, key, probe, depth, as_of, current()) if m == "vector"
+                             else ranked for (m, key), ranked in zip(recipe.lists, lists)]
+                else:
+                    lists, read = await self._exact_inside(lists, recipe, namespace, top_sessions, probe, depth,
+                                                           as_of)
+                    hydrated.update(read)
+            pool.update({c.id: c for ranked in lists for c in ranked})
+            session_of = {c.id: c.session_id for c in pool.values()}
+            signals.update(await self._signals(namespace, pool, recipe, known=signals))
+            scores = self._fused(lists, pool, query, window, recipe, signals)
         if recipe.reranker != "none":
             with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                 order, read = await self._reranked(query, order, final, recipe, hydrated)

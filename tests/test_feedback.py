@@ -1,0 +1,56 @@
+"""Pseudo-relevance feedback in stage 2 (`Recipe.feedback_turns`, `kg.queries.feedback`): the dense
+lists are read again with the query's vector moved toward its first turns' own vectors, so a turn
+that shares the answer's meaning but none of the question's words ranks higher; stage 1's sessions
+do not move."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from kg import AsyncMemory
+from kg.queries.feedback import moved
+from kg.queries.recipes import HIERARCHICAL
+
+START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
+QUESTION = "Where did we go for our honeymoon?"
+SAID = ["For our honeymoon we went to Kyoto, it was perfect.", "The honeymoon was two weeks in Japan, mostly Kyoto.",
+        "I still dream about our honeymoon trip to Japan.", "Where should we go for our anniversary dinner?",
+        "Did we go to the dentist last month?", "We should go to the beach this weekend.",
+        "My sister's wedding was in June.", "Where did I put the spare keys?", "We went to the cinema on Friday.",
+        "Our wedding photos finally arrived.", "Where do you want to go for Christmas?",
+        "I'd like to go hiking in the Alps next summer.", "We went to a great Italian restaurant downtown."]
+EVIDENCE = "Kyoto's temples and gardens were the highlight of the whole trip."  # none of the question's words
+WITHOUT = HIERARCHICAL.model_copy(update={"feedback_turns": 0})
+
+
+def test_the_query_moves_toward_the_unit_mean_of_its_first_turns() -> None:
+    q, a, b = [1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 5.0]  # lengths do not weigh: each is made unit
+    got = np.asarray(moved(q, [["a", "user", a, None], ["b", "user", b, None]], 0.5))
+    centre = np.array([0.0, 1.0, 1.0]) / np.sqrt(2)
+    want = np.array(q) + 0.5 * centre
+    assert got == pytest.approx(want / np.linalg.norm(want), abs=1e-6)
+    assert moved(q, [["a", "user", None, None]], 0.5) is None  # no vector: one round only
+    assert moved(q, [["a", "user", a, None]], 0.0) is None
+
+
+async def _rank(memory: AsyncMemory, namespace: str, recipe=HIERARCHICAL) -> int:
+    hits = await memory.retrieve(namespace, QUESTION, k=40, recipe=recipe)
+    return [h.turn.text for h in hits].index(EVIDENCE)
+
+
+async def test_a_turn_like_the_first_ones_rises_and_the_sessions_stay(memory: AsyncMemory, namespace: str) -> None:
+    await memory.add_turns(namespace, "s-1", [
+        {"role": "user", "text": t, "ts": START + timedelta(minutes=i)} for i, t in enumerate([*SAID, EVIDENCE])])
+    await memory.add_turns(namespace, "s-2", [
+        {"role": "user", "text": t, "ts": START + timedelta(days=1, minutes=i)} for i, t in enumerate(SAID[3:])])
+    dense = {"lists": (("vector", "turn"),)}  # the dense list alone, where the move is the whole change
+    before = await _rank(memory, namespace, WITHOUT.model_copy(update=dense))
+    after = await _rank(memory, namespace, HIERARCHICAL.model_copy(update=dense))
+    assert after < before  # 13th, then 11th
+    assert await _rank(memory, namespace) < await _rank(memory, namespace, WITHOUT)  # all lists: 19th, then 17th
+    sessions = [[s.session.id for s in await memory.search_sessions(namespace, QUESTION, k=2, recipe=r)]
+                for r in (WITHOUT, HIERARCHICAL)]
+    assert sessions[0] == sessions[1]
