@@ -6,9 +6,9 @@ window, the speakers it names, the role whose words it asks for (the user's for 
 question), and a question's score passed on to a short reply to it.
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with BM25
 over its whole text where the namespace is cached, its summaries' BM25 matches, dense ones too if
-the recipe weights them, plus the time window) and
-re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), keeping T
-per session, then top K. A recipe's rerank stage (`kg.queries.rerank`) reorders the first
+the recipe weights them, plus the time window) and re-ranks turns inside the top S sessions with
+the session's rank as a prior (stage 2), keeping T per session, twice: the second time with the
+query moved toward the first round's best turns (`kg.queries.feedback`), then top K. A recipe's rerank stage (`kg.queries.rerank`) reorders the first
 `rerank_top_n` of that final list (of the fused list for single-stage recipes); the scores stay
 with the ranks, so a reranked list still reads best first.
 
@@ -258,43 +258,44 @@ class Retriever:
             on_sessions(ordered_sessions)
 
         hydrated = {}
-        # Stage 2 re-reads the dense lists exactly where the index lists may have missed the tenant's
-        # turns: a global index over-fetched by share (Cypher 5). An index filtered by tenant gives
-        # the exact lists already (bench.tenants), so its ranking is the exact path's.
-        if not exact and dense and top_sessions and not cand.filtered(self.store):
-            with span("retrieval.stage2", (("kg.retrieval.sessions", len(top_sessions)),)):
-                lists, hydrated = await self._exact_inside(lists, recipe, namespace, top_sessions, vector, depth,
-                                                           as_of)
-            pool.update({c.id: c for ranked in lists for c in ranked})
-            session_of = {c.id: c.session_id for c in pool.values()}
-            signals.update(await self._signals(namespace, pool, recipe, known=signals))
-            scores = self._fused(lists, pool, query, window, recipe, signals)
+        async def dense_again(probe: list[float]) -> list[list[cand.Candidate]]:
+            """The dense lists read again with `probe` as the first round read them, but exactly inside the
+            chosen sessions through a global index (Cypher 5, which may miss the tenant's turns)."""
+            if not (exact or cand.filtered(self.store)):
+                found, read = await self._exact_inside(lists, recipe, namespace, top_sessions, probe, depth, as_of)
+                hydrated.update(read)
+                return found
+            again = iter(await asyncio.gather(*(
+                own.search(namespace, key, probe, depth, as_of, current()) if exact and own is not None
+                else cand.turn_list(self.store, m, key, namespace, vector=probe, lucene=lucene, depth=depth,
+                                    exact=exact, as_of=as_of, fetch=fetch, alone=alone)
+                for m, key in recipe.lists if m == "vector")))
+            return [next(again) if m == "vector" else ranked for (m, _), ranked in zip(recipe.lists, lists)]
+
         rank_of = {s: r for r, s in enumerate(top_sessions, start=1)}
-        probe = vector
-        while True:  # a second round when the recipe moves the query toward its first turns
+        probe: list[float] | None = vector
+        redo = not exact and dense and bool(top_sessions) and not cand.filtered(self.store)
+        while True:  # again when the lists are read again: through a global index, or with the moved query
+            if redo and probe is not None:
+                with span("retrieval.stage2", (("kg.retrieval.sessions", len(top_sessions)),
+                                               ("kg.retrieval.feedback", probe is not vector))):
+                    lists = await dense_again(probe)
+                pool.update({c.id: c for ranked in lists for c in ranked})
+                session_of = {c.id: c.session_id for c in pool.values()}
+                signals.update(await self._signals(namespace, pool, recipe, known=signals))
+                scores = self._fused(lists, pool, query, window, recipe, signals)
             final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                      for t, v in scores.items() if session_of[t] in rank_of}
             order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)
             if probe is not vector or not (dense and recipe.feedback_turns and order):
                 break
             assert vector is not None  # dense lists were read
-            head = order[: recipe.feedback_turns]
+            head = order[: recipe.feedback_turns]  # pseudo-relevance feedback (kg.queries.feedback)
             rows = await feedback.vector_rows(self.store, self.vectors if exact else None, namespace, head)
             probe = feedback.moved(vector, [rows[t] for t in head if t in rows], recipe.feedback_weight)
             if probe is None:
                 break
-            with span("retrieval.feedback"):
-                if exact and own is not None:
-                    lists = [await own.search(namespace, key, probe, depth, as_of, current()) if m == "vector"
-                             else ranked for (m, key), ranked in zip(recipe.lists, lists)]
-                else:
-                    lists, read = await self._exact_inside(lists, recipe, namespace, top_sessions, probe, depth,
-                                                           as_of)
-                    hydrated.update(read)
-            pool.update({c.id: c for ranked in lists for c in ranked})
-            session_of = {c.id: c.session_id for c in pool.values()}
-            signals.update(await self._signals(namespace, pool, recipe, known=signals))
-            scores = self._fused(lists, pool, query, window, recipe, signals)
+            redo = True
         if recipe.reranker != "none":
             with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                 order, read = await self._reranked(query, order, final, recipe, hydrated)

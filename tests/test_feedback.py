@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from kg import AsyncMemory
+from kg.core.settings.memory import VectorSearchSettings
 from kg.queries.feedback import moved
 from kg.queries.recipes import HIERARCHICAL
+from kg.queries.retrieve import Retriever
 
 START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
 QUESTION = "Where did we go for our honeymoon?"
@@ -41,16 +43,42 @@ async def _rank(memory: AsyncMemory, namespace: str, recipe=HIERARCHICAL) -> int
     return [h.turn.text for h in hits].index(EVIDENCE)
 
 
-async def test_a_turn_like_the_first_ones_rises_and_the_sessions_stay(memory: AsyncMemory, namespace: str) -> None:
+async def _honeymoon(memory: AsyncMemory, namespace: str) -> str:
+    """The evidence's turn id."""
     await memory.add_turns(namespace, "s-1", [
         {"role": "user", "text": t, "ts": START + timedelta(minutes=i)} for i, t in enumerate([*SAID, EVIDENCE])])
     await memory.add_turns(namespace, "s-2", [
         {"role": "user", "text": t, "ts": START + timedelta(days=1, minutes=i)} for i, t in enumerate(SAID[3:])])
-    dense = {"lists": (("vector", "turn"),)}  # the dense list alone, where the move is the whole change
-    before = await _rank(memory, namespace, WITHOUT.model_copy(update=dense))
-    after = await _rank(memory, namespace, HIERARCHICAL.model_copy(update=dense))
+    return (await memory.turns(namespace, "s-1"))[-1].id
+
+
+DENSE = {"lists": (("vector", "turn"),)}  # the dense list alone, where the move is the whole change
+
+
+async def test_a_turn_like_the_first_ones_rises_and_the_sessions_stay(memory: AsyncMemory, namespace: str) -> None:
+    await _honeymoon(memory, namespace)
+    before = await _rank(memory, namespace, WITHOUT.model_copy(update=DENSE))
+    after = await _rank(memory, namespace, HIERARCHICAL.model_copy(update=DENSE))
     assert after < before  # 13th, then 11th
     assert await _rank(memory, namespace) < await _rank(memory, namespace, WITHOUT)  # all lists: 19th, then 17th
     sessions = [[s.session.id for s in await memory.search_sessions(namespace, QUESTION, k=2, recipe=r)]
                 for r in (WITHOUT, HIERARCHICAL)]
     assert sessions[0] == sessions[1]
+
+
+@pytest.mark.parametrize("exact_max_turns", [3000, 0])  # exact scans, then the indexes
+async def test_the_lists_are_read_again_on_either_path(memory: AsyncMemory, namespace: str,
+                                                      exact_max_turns: int) -> None:
+    """Through the indexes the second round reads its dense lists as the first did: the index again
+    where it filters by tenant, else exactly inside the chosen sessions (5.26)."""
+    evidence = await _honeymoon(memory, namespace)
+    retriever = Retriever(memory.store, memory.embedder, memory.settings.memory.retrieval,
+                          vector_search=VectorSearchSettings(exact_max_turns=exact_max_turns))
+    try:
+        ranks = []
+        for recipe in (WITHOUT, HIERARCHICAL):
+            found = await retriever.search(namespace, QUESTION, 40, recipe.model_copy(update=DENSE))
+            ranks.append([t for t, _ in found.turns].index(evidence))
+        assert ranks[1] < ranks[0]
+    finally:
+        await retriever.aclose()
