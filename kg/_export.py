@@ -34,30 +34,31 @@ async def export_namespace(store: Store, namespace: str, subject: str | None = N
         only = [r["ref"] for r in rows]
     yield fmt.header(namespace, subject, vectors, datetime.now(timezone.utc))
     counts = {"node": 0, "edge": 0}
-    # a label at a time: each page seeks that label's index on the namespace
+    # a label at a time: its element ids in one read (a seek of the label's index on the namespace),
+    # then its nodes and their relationships a page of ids at a time, each page read by its ids
     for label in fmt.IDENTITY:
-        async for row in _pages(store, "export/nodes", "ref", namespace=namespace, label=label, only=only):
+        async for row in _pages(store, "export/nodes", await _refs(store, namespace, label, only)):
             yield fmt.node_record(row, vectors)
             counts["node"] += 1
     for label in fmt.IDENTITY:
-        async for row in _pages(store, "export/edges", "start", namespace=namespace, label=label, only=only,
-                                labels=list(fmt.IDENTITY)):
+        async for row in _pages(store, "export/edges", await _refs(store, namespace, label, only),
+                                namespace=namespace, only=only, labels=list(fmt.IDENTITY)):
             for edge in row["edges"]:
                 yield fmt.edge_record({**edge, "start": row["start"]})
                 counts["edge"] += 1
     yield {"record": "end", "nodes": counts["node"], "edges": counts["edge"]}
 
 
-async def _pages(store: Store, statement: str, cursor: str, **params: Any) -> AsyncIterator[dict[str, Any]]:
-    """The rows of `statement` page by page, each page after the last row's `cursor` (an element id)."""
-    after = ""
-    while True:
-        page = (await store.read_row(statement, after=after, limit=fmt.PAGE, **params))["page"]
-        for row in page:
+async def _refs(store: Store, namespace: str, label: str, only: list[str] | None) -> list[str]:
+    """The element ids of the namespace's nodes of `label` (within `only` when set), in order."""
+    return list((await store.read_row("export/refs", namespace=namespace, label=label, only=only))["refs"])
+
+
+async def _pages(store: Store, statement: str, refs: list[str], **params: Any) -> AsyncIterator[dict[str, Any]]:
+    """The rows of `statement`, a page of `refs` at a time (each page read by its ids)."""
+    for start in range(0, len(refs), fmt.PAGE):
+        for row in (await store.read_row(statement, refs=refs[start : start + fmt.PAGE], **params))["page"]:
             yield row
-        if len(page) < fmt.PAGE:
-            return
-        after = page[-1][cursor]
 
 
 async def import_records(store: Store, embedder: Embedder, settings: Settings, namespace: str,

@@ -60,7 +60,7 @@ def test_types_are_those_the_product_writes() -> None:
     assert set(fmt.TYPES) == types - UNSCOPED_TYPES
 
 
-@pytest.mark.parametrize("name", ["import/nodes", "export/nodes", "export/edges"])
+@pytest.mark.parametrize("name", ["import/nodes", "export/refs"])
 def test_every_label_has_its_branch(name: str) -> None:
     text = cypher.load(name)
     assert re.findall(r"label = '(\w+)'", text) == list(fmt.IDENTITY)
