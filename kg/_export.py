@@ -40,7 +40,7 @@ async def export_namespace(store: Store, namespace: str, subject: str | None = N
         async for row in _pages(store, "export/nodes", await _refs(store, namespace, label, only)):
             yield fmt.node_record(row, vectors)
             counts["node"] += 1
-    for label in fmt.IDENTITY:
+    for label in fmt.IDENTITY:  # the ids read again, not held: a namespace's may be millions
         async for row in _pages(store, "export/edges", await _refs(store, namespace, label, only),
                                 namespace=namespace, only=only, labels=list(fmt.IDENTITY)):
             for edge in row["edges"]:

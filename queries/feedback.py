@@ -16,14 +16,20 @@ from kg.core.store.store import Store
 from .vectors import NamespaceVectors, unit_rows
 
 
-async def vector_rows(store: Store, vectors: NamespaceVectors | None, namespace: str,
-                      ids: list[str]) -> dict[str, list[Any]]:
-    """Rows of `retrieval/turn_vectors` ([id, role, own vector, later parts]) for `ids`: from
-    `vectors`, the cache the search read the namespace from, when it holds them all, else the store."""
-    cached = vectors.turn_vectors(namespace, ids) if vectors is not None else None
-    if cached is None:
-        cached = {r[0]: r for r in (await store.read_row("retrieval/turn_vectors", ids=ids)).get("turns", [])}
-    return cached
+async def vector_rows(store: Store, ids: list[str], known: dict[str, list[Any]] | None = None,
+                      vectors: NamespaceVectors | None = None, namespace: str = "") -> dict[str, list[Any]]:
+    """Rows of `retrieval/turn_vectors` ([id, role, own vector, later parts]) for `ids`: those in
+    `known` (read already by this search) as they are, the others from `vectors`, the cache the search
+    read `namespace` from, when it holds them all, else from the store."""
+    known = known or {}
+    out = {i: known[i] for i in ids if i in known}
+    missing = [i for i in ids if i not in known]
+    if not missing:
+        return out
+    found = vectors.turn_vectors(namespace, missing) if vectors is not None else None
+    if found is None:
+        found = {r[0]: r for r in (await store.read_row("retrieval/turn_vectors", ids=missing)).get("turns", [])}
+    return {**out, **found}
 
 
 def moved(vector: list[float], rows: list[list[Any]], weight: float) -> list[float] | None:

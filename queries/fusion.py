@@ -34,8 +34,9 @@ def ranking(scores: Mapping[K, float]) -> list[K]:
 def ranked(scores: np.ndarray, ids: list[str], n: int) -> list[int]:
     """Positions of the `n` best finite scores, ties broken by id (a turn's, a summary's, a
     session's), as the Cypher lists do (`ORDER BY score DESC, t.id`): every process ranks alike,
-    whatever the order in its cache. The cut is taken at the n-th score, so a tie across it is settled by id too (of
-    the tied rows only: thousands may share a score). Rows scored -inf are left out."""
+    whatever the order in its cache. The cut is taken at the n-th score, so a tie across it is
+    settled by id too (of the tied rows only: thousands may share a score). Rows scored -inf are
+    left out."""
     n = min(n, len(scores))
     if n <= 0:
         return []

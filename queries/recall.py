@@ -29,6 +29,7 @@ from kg.core.store.store import Store
 
 from . import candidates as cand
 from .confidence import score as confidence_score
+from .feedback import vector_rows
 from .fusion import normalized
 from .recipes import Recipe
 from .retrieve import Retrieval, Retriever
@@ -125,11 +126,7 @@ async def best_cosine(store: Store, ids: list[str], vector: list[float] | None,
     `known`: rows of `retrieval/turn_vectors` the search already read (not read again)."""
     if vector is None or not ids:
         return 1.0
-    known = known or {}
-    missing = [i for i in ids if i not in known]
-    rows = [known[i] for i in ids if i in known]
-    if missing:
-        rows += (await store.read_row("retrieval/turn_vectors", ids=missing)).get("turns", [])
+    rows = list((await vector_rows(store, ids, known)).values())
     dim = len(vector)
     parts = [p for _, _, emb, more in rows if emb and len(emb) == dim
              for p in [emb, *(more[i:i + dim] for i in range(0, len(more or []), dim))]]

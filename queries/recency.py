@@ -20,12 +20,13 @@ async def restated_first(store: Store, vectors: NamespaceVectors | None, namespa
     user turn preceded by a later session's restatement of it (same speaker, own vectors at
     least that close), as an updated value should be; each rank keeps its score. Not when the
     question names its time ("in March", "last week"): then the turns of that time are wanted.
-    The vector rows it reads are put in `read` (recall scales turns by them); from `vectors`, the
-    cache this search read the namespace from (exact search; else None), when it holds them all."""
+    The vector rows it reads are put in `read` (recall scales turns by them), and those already in
+    `read` are not read again; from `vectors`, the cache this search read the namespace from (exact
+    search; else None), when it holds them all."""
     head = order[: recipe.rerank_top_n]
     if not recipe.boosts.restated or window is not None or len(head) < 2:
         return order
-    cached = await vector_rows(store, vectors, namespace, head)
+    cached = await vector_rows(store, head, read, vectors, namespace)
     read.update(cached)
     found = [r for r in cached.values() if r[2]]
     role = {r[0]: r[1] for r in found}

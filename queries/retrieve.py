@@ -4,13 +4,13 @@ Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn
 its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
 window, the speakers it names, the role whose words it asks for (the user's for a first-person
 question), and a question's score passed on to a short reply to it.
-The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with BM25
-over its whole text where the namespace is cached, its summaries' BM25 matches, dense ones too if
-the recipe weights them, plus the time window) and re-ranks turns inside the top S sessions with
-the session's rank as a prior (stage 2), keeping T per session, twice: the second time with the
-query moved toward the first round's best turns (`kg.queries.feedback`), then top K. A recipe's rerank stage (`kg.queries.rerank`) reorders the first
-`rerank_top_n` of that final list (of the fused list for single-stage recipes); the scores stay
-with the ranks, so a reranked list still reads best first.
+The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with BM25 over
+its whole text where the namespace is cached, its summaries' BM25 matches, dense ones too if the
+recipe weights them, plus the time window) and re-ranks turns inside the top S sessions with the
+session's rank as a prior (stage 2), keeping T per session, twice: the second time with the query
+moved toward the first round's best turns (`kg.queries.feedback`), then top K. A recipe's rerank
+stage (`kg.queries.rerank`) reorders the first `rerank_top_n` of that final list (the fused one for
+single-stage recipes); the scores stay with the ranks, so a reranked list still reads best first.
 
 Small namespaces are searched by exact cosine over their vectors cached in memory
 (`kg.queries.vectors`); large ones by the HNSW index: filtered to the tenant inside the index where
@@ -273,6 +273,7 @@ class Retriever:
             return [next(again) if m == "vector" else ranked for (m, _), ranked in zip(recipe.lists, lists)]
 
         rank_of = {s: r for r, s in enumerate(top_sessions, start=1)}
+        rows = {}  # turn vector rows read (feedback, recency within a topic), each once
         probe: list[float] | None = vector
         redo = not exact and dense and bool(top_sessions) and not cand.filtered(self.store)
         while True:  # again when the lists are read again: through a global index, or with the moved query
@@ -291,7 +292,7 @@ class Retriever:
                 break
             assert vector is not None  # dense lists were read
             head = order[: recipe.feedback_turns]  # pseudo-relevance feedback (kg.queries.feedback)
-            rows = await feedback.vector_rows(self.store, self.vectors if exact else None, namespace, head)
+            rows.update(await feedback.vector_rows(self.store, head, rows, self.vectors if exact else None, namespace))
             probe = feedback.moved(vector, [rows[t] for t in head if t in rows], recipe.feedback_weight)
             if probe is None:
                 break
@@ -300,7 +301,6 @@ class Retriever:
             with span("retrieval.rerank", (("kg.reranker", recipe.reranker),)):
                 order, read = await self._reranked(query, order, final, recipe, hydrated)
             hydrated.update(read)
-        rows = {}
         order = (await restated_first(self.store, self.vectors if exact else None, namespace, order, final, pool,
                                       recipe, window, rows))[:k]
         ranked_sessions = [(s, s_scores[s]) for s in ordered_sessions]
