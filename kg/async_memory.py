@@ -283,7 +283,7 @@ class AsyncMemory(Engine):
         if name != cfg.strategy:  # an explicitly named other recipe (a baseline) is not reranked
             return pick(name, cfg.sessions, cfg.turns_per_session, session_signal_weight=cfg.session_signal_weight)
         return pick(name, cfg.sessions, cfg.turns_per_session, cfg.rerank.reranker, cfg.rerank.top_n,
-                    cfg.session_signal_weight)
+                    cfg.session_signal_weight, cfg.rerank.keep_fused)
 
     async def search_turns(
         self, namespace: str, query: str, k: int = 10, recipe: str | Recipe | None = None,

@@ -13,8 +13,8 @@
 
 Any recipe may add a rerank stage (`reranker`, see `kg.queries.rerank`): the first `rerank_top_n` turns
 of its final list (after stage 2 for hierarchical, the fused list for the others) reordered by a
-model reading the query with each turn. None of the named recipes reranks; the configured strategy
-gets `[memory.retrieval.rerank]`.
+model reading the query with each turn, its order fused with the fused one (`rerank_keep`). None of
+the named recipes reranks; the configured strategy gets `[memory.retrieval.rerank]`.
 
 Recipes are never mutated; `recipe.model_copy(update=...)` makes a variant.
 """
@@ -86,6 +86,10 @@ class Recipe(BaseModel):
     feedback_weight: float = Field(0.5, ge=0)
     reranker: RerankerKind = "none"
     rerank_top_n: int = Field(20, ge=2)  # turns of the final (or fused) list the reranker reorders
+    # the fused order's weight beside the reranker's (1) in an RRF of the two over those turns: the model's
+    # order is one more vote, not the whole answer (the cross-encoder alone lost LoCoMo turn R@10, 0.799 ->
+    # 0.787; beside the fused order at 1 it gained both benchmarks, docs/rerank.md); 0: its order alone
+    rerank_keep: float = Field(1.0, ge=0)
     # first-rank RRF votes a turn gains (or loses) from its session's quality and outcome
     # (`kg.queries.session_signals`); 0: not read, the ranking is the one without it
     session_signal_weight: float = Field(0.0, ge=0)
@@ -113,7 +117,7 @@ ALIASES = RECIPE_ALIASES
 
 def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_session: int | None = None,
            reranker: RerankerKind | None = None, rerank_top_n: int | None = None,
-           session_signal_weight: float | None = None) -> Recipe:
+           session_signal_weight: float | None = None, rerank_keep: float | None = None) -> Recipe:
     """A recipe by name (or as given), with S, T, the rerank stage and the session signal's weight
     overridden when set (a copy, never in place)."""
     if isinstance(name_or_recipe, Recipe):
@@ -125,6 +129,7 @@ def recipe(name_or_recipe: str | Recipe, sessions: int | None = None, turns_per_
             raise ValueError(f"unknown retrieval recipe {name_or_recipe!r}; use one of {sorted(RECIPES)} "
                              f"(or {', '.join(f'{a} for {r}' for a, r in ALIASES.items())})") from None
     given = (("sessions", sessions), ("turns_per_session", turns_per_session), ("reranker", reranker),
-             ("rerank_top_n", rerank_top_n), ("session_signal_weight", session_signal_weight))
+             ("rerank_top_n", rerank_top_n), ("session_signal_weight", session_signal_weight),
+             ("rerank_keep", rerank_keep))
     update = {k: v for k, v in given if v is not None}
     return chosen.model_copy(update=update) if update else chosen

