@@ -178,17 +178,21 @@ class SessionSummarizer:
         revised, written = (await self.store.transaction(write)) if made else ([], [])
         self._tell_sink(revised, context)
         summaries = {**reused, **{(r["namespace"], r["session_id"]): summary_from_props(r["summary"]) for r in written}}
-        for ns, sid, close in longer:  # closed above: what is left is the summarizing
-            found = await self.summarize(ns, sid, now=now, open_=not close)
+        for ns, sid, close in longer:  # closed and read above: what is left is the summarizing
+            found = await self.summarize(ns, sid, now=now, open_=not close,
+                                         read=(by_session[(ns, sid)], list(current.get((ns, sid), {}).values())))
             if found is not None:
                 summaries[(ns, sid)] = found
         return [summaries[(ns, sid)] for ns, sid, _ in sessions if (ns, sid) in summaries]
 
     # -- one session ------------------------------------------------------------------------
     async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool,
-                        close: bool = False) -> Summary | None:
-        """Summarize the session from its first turn; `close` closes it first (KeyError: no such session)."""
-        rows, current = await self._read(namespace, session_id, now, close)
+                        close: bool = False, read: tuple[list[dict[str, Any]], list[Summary]] | None = None
+                        ) -> Summary | None:
+        """Summarize the session from its first turn; `close` closes it first (KeyError: no such session).
+        `read`: its turn rows and current summaries, read already in the transaction that closed it
+        (`_batch`); else they are read here."""
+        rows, current = read if read is not None else await self._read(namespace, session_id, now, close)
         if not rows:
             return None
         turns = chunk_turns(rows)
