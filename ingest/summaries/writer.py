@@ -180,17 +180,17 @@ class SessionSummarizer:
         summaries = {**reused, **{(r["namespace"], r["session_id"]): summary_from_props(r["summary"]) for r in written}}
         for ns, sid, close in longer:  # closed and read above: what is left is the summarizing
             found = await self.summarize(ns, sid, now=now, open_=not close,
-                                         read=(by_session[(ns, sid)], list(current.get((ns, sid), {}).values())))
+                                         read=(by_session[(ns, sid)], current.get((ns, sid), {})))
             if found is not None:
                 summaries[(ns, sid)] = found
         return [summaries[(ns, sid)] for ns, sid, _ in sessions if (ns, sid) in summaries]
 
     # -- one session ------------------------------------------------------------------------
     async def summarize(self, namespace: str, session_id: str, now: datetime, open_: bool,
-                        close: bool = False, read: tuple[list[dict[str, Any]], list[Summary]] | None = None
+                        close: bool = False, read: tuple[list[dict[str, Any]], dict[str, Summary]] | None = None
                         ) -> Summary | None:
         """Summarize the session from its first turn; `close` closes it first (KeyError: no such session).
-        `read`: its turn rows and current summaries, read already in the transaction that closed it
+        `read`: its turn rows and current summaries by slot, read already in the transaction that closed it
         (`_batch`); else they are read here."""
         rows, current = read if read is not None else await self._read(namespace, session_id, now, close)
         if not rows:
@@ -205,8 +205,8 @@ class SessionSummarizer:
             chosen = await self._summarizer(namespace, session_id, len(turns), open_)
             with metering() as meter:
                 done = Done(self, namespace, session_id, turns, keys, meter, now)
-                run = Run(self, chosen, namespace, session_id, turns, vectors, {s.slot: s for s in current}, now,
-                           open_, None if enrich else done)
+                run = Run(self, chosen, namespace, session_id, turns, vectors, current, now, open_,
+                          None if enrich else done)
                 done.kept = run.kept
                 summary = await run.session_summary()
                 if enrich:
@@ -219,17 +219,19 @@ class SessionSummarizer:
         return summary
 
     async def _read(self, namespace: str, session_id: str, now: datetime, close: bool
-                    ) -> tuple[list[dict[str, Any]], list[Summary]]:
-        """In one transaction: close the session (when `close`), then its turns and its current summaries."""
-        async def work(tx: Tx) -> tuple[list[dict[str, Any]], list[Summary]]:
+                    ) -> tuple[list[dict[str, Any]], dict[str, Summary]]:
+        """In one transaction: close the session (when `close`), then its turns and its current summaries
+        (by slot)."""
+        async def work(tx: Tx) -> tuple[list[dict[str, Any]], dict[str, Summary]]:
             key = [{"namespace": namespace, "id": session_id}]
             if close:
                 await _close(tx, key, now)
             rows = await tx.rows("sessions/index_turns", sessions=key)
             if not rows:
-                return rows, []
-            current = await tx.rows("summaries/current_of_sessions", sessions=key)
-            return rows, [summary_from_props(r["summary"]) for r in current]
+                return rows, {}
+            current = [summary_from_props(r["summary"]) for r in await tx.rows("summaries/current_of_sessions",
+                                                                                sessions=key)]
+            return rows, {s.slot: s for s in current}
 
         return await self.store.transaction(work)
 
