@@ -2,6 +2,8 @@
 // JobLock node, so claims run one at a time and each sees the previous claim committed: a job is
 // never handed to two workers. `claim` is a fencing token: heartbeats, pass saves and the final
 // status are only accepted from the holder of the current one.
+// The queue is sought by its status index (queued jobs only), so `$namespace IS NULL OR` filters the
+// queue, never the job history.
 MERGE (l:JobLock {id: 'claim'})
 SET l.claims = coalesce(l.claims, 0) + 1
 WITH l

@@ -1,11 +1,19 @@
 // For `kg reembed`: turns that carry a context key, with their own vector and their neighbours' within
 // $width (made again from those: ingest.summaries.keys.context_vectors, nothing embedded).
-// $namespace: one namespace's only (null: all); $missing: only those lacking that vector property
-// (an import rebuilds what its file did not carry; null: all).
-MATCH (t:Turn)
-WHERE t.id > $after AND t.context_text IS NOT NULL
-  AND ($namespace IS NULL OR t.namespace = $namespace) AND ($missing IS NULL OR t[$missing] IS NULL)
-WITH t ORDER BY t.id LIMIT $limit
+// $namespace: one namespace's only (null: all), each page a seek on (namespace, id) (0017): no other
+// tenant's rows are read (`$namespace IS NULL OR ...` paged through every tenant's ids); $missing: only
+// those lacking that vector property (an import rebuilds what its file did not carry; null: all).
+CALL () {
+  WITH $namespace AS ns WHERE ns IS NOT NULL
+  MATCH (t:Turn {namespace: ns}) USING INDEX SEEK t:Turn(namespace, id)
+  WHERE t.id > $after AND t.context_text IS NOT NULL AND ($missing IS NULL OR t[$missing] IS NULL)
+  RETURN t ORDER BY t.namespace, t.id LIMIT $limit  // the index's order: the page alone is read
+  UNION ALL
+  WITH $namespace AS ns WHERE ns IS NULL
+  MATCH (t:Turn)
+  WHERE t.id > $after AND t.context_text IS NOT NULL AND ($missing IS NULL OR t[$missing] IS NULL)
+  RETURN t ORDER BY t.id LIMIT $limit
+}
 OPTIONAL MATCH (n:Turn)
 WHERE n.namespace = t.namespace AND n.session_id = t.session_id AND n.idx <> t.idx
   AND n.idx >= t.idx - $width AND n.idx <= t.idx + $width AND n.embedding IS NOT NULL
