@@ -4,7 +4,8 @@ it asks for (pure).
 Time expressions become a window that boosts turns and sessions of that time:
 - absolute: "on 8 May, 2023", "May 8, 2023", "in May 2023", "in 2023";
 - relative to `now` (the query's `as_of`, or the present): "yesterday", "today", "last week",
-  "last month", "last year", "last May", "last Friday", "3 days ago", "two weeks ago".
+  "last month", "last year", "last May", "last Friday", "3 days ago", "two weeks ago", and a month
+  without its year ("in March", "during June"): the latest such month up to `now`, this one included.
 Expressions relative to another event ("two weeks after the race") name no date by themselves;
 they are left to the words of the query.
 
@@ -37,6 +38,8 @@ _YEAR = re.compile(r"\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b", re.I)
 _AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
                   r"(day|week|month|year)s?\s+ago\b", re.I)
 _LAST = re.compile(rf"\b(?:last|past|previous)\s+(week|month|year|weekend|{_M}|" + "|".join(WEEKDAYS) + r")\b", re.I)
+# "in March", "during June": a month named without a day or year after it (those are absolute, above)
+_IN_MONTH = re.compile(rf"\b(?:in|during)\s+{_M}\b(?!\.?,?\s+(?:of\s+)?\d)", re.I)
 _YESTERDAY = re.compile(r"\byesterday\b", re.I)
 _TODAY = re.compile(r"\b(?:today|tonight|this morning)\b", re.I)
 
@@ -116,6 +119,10 @@ def _relative(query: str, now: datetime) -> TimeWindow | None:
             return TimeWindow(_at(day), _at(day + timedelta(days=1)), m.group(0))
         month = _month(unit)
         year = today.year if month < today.month else today.year - 1
+        return _month_window(year, month, m.group(0))
+    if m := _IN_MONTH.search(query):
+        month = _month(m.group(1))
+        year = today.year if month <= today.month else today.year - 1
         return _month_window(year, month, m.group(0))
     return None
 

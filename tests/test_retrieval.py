@@ -53,6 +53,11 @@ def test_group_scores_and_best_per_group() -> None:
     ("What did I say yesterday?", datetime(2025, 6, 30, tzinfo=timezone.utc), 1),
     ("What did we pick last May?", datetime(2025, 5, 1, tzinfo=timezone.utc), 31),
     ("What did we discuss last week?", datetime(2025, 6, 23, tzinfo=timezone.utc), 7),
+    # a month without its year: the latest one up to now, this one included
+    ("Which events did I watch in January?", datetime(2025, 1, 1, tzinfo=timezone.utc), 31),
+    ("What did I order during July?", datetime(2025, 7, 1, tzinfo=timezone.utc), 31),  # this month
+    ("Where did we travel in August?", datetime(2024, 8, 1, tzinfo=timezone.utc), 31),  # last year's
+    ("How many runs did I miss in June?", datetime(2025, 6, 1, tzinfo=timezone.utc), 30),
 ])
 def test_time_expressions(query: str, start: datetime, days: int) -> None:
     window = time_window(query, NOW)
@@ -62,6 +67,7 @@ def test_time_expressions(query: str, start: datetime, days: int) -> None:
 def test_no_time_expression_and_names() -> None:
     assert time_window("two weeks after the race, what did she do?", NOW) is None
     assert time_window("What database did we pick?", NOW) is None
+    assert time_window("What may I bring in May 2024?", NOW).start == datetime(2024, 5, 1, tzinfo=timezone.utc)
     assert named("What did Caroline tell Mel?", ["Caroline", "Melanie", "Mel"]) == {"Caroline", "Mel"}
     assert {"maya", "timescaledb", "maya use"} <= set(query_keys("Does Maya use TimescaleDB?"))
 
