@@ -63,6 +63,12 @@ def _at(d: date) -> datetime:
     return datetime.combine(d, time(), tzinfo=timezone.utc)
 
 
+def _latest_month(today: date, month: int, text: str, this_one: bool) -> TimeWindow:
+    """The latest `month` before `today`'s month ("last May"), or up to it included (`this_one`: "in May")."""
+    past = month < today.month or (this_one and month == today.month)
+    return _month_window(today.year if past else today.year - 1, month, text)
+
+
 def _month_window(year: int, month: int, text: str) -> TimeWindow:
     end = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
     return TimeWindow(_at(date(year, month, 1)), _at(end), text)
@@ -117,13 +123,9 @@ def _relative(query: str, now: datetime) -> TimeWindow | None:
             back = (today.weekday() - WEEKDAYS.index(unit)) % 7 or 7
             day = today - timedelta(days=back)
             return TimeWindow(_at(day), _at(day + timedelta(days=1)), m.group(0))
-        month = _month(unit)
-        year = today.year if month < today.month else today.year - 1
-        return _month_window(year, month, m.group(0))
+        return _latest_month(today, _month(unit), m.group(0), this_one=False)
     if m := _IN_MONTH.search(query):
-        month = _month(m.group(1))
-        year = today.year if month <= today.month else today.year - 1
-        return _month_window(year, month, m.group(0))
+        return _latest_month(today, _month(m.group(1)), m.group(0), this_one=True)
     return None
 
 
