@@ -305,7 +305,7 @@ class TurnWriter:
                 now_at = revisions(await tx.run("sessions/vector_revisions", sessions=[list(k) for k in told]))
                 for key in told:
                     vectors = [[r["id"], r["session_id"], r["idx"], r["speaker"], epoch_us(r["ts"]), False,
-                                r["embedding"], None, r["passages"], r["role"], r["key_text"], None]
+                                r["embedding"], None, r["passages"], r["role"], r["key_text"], None, len(r["text"])]
                                for r in rows if (r["namespace"], r["session_id"]) == key and not r["fallback"]]
                     heard.append((key, now_at[key], vectors, state[key]["message_count"] == 0))
             return len(rows)

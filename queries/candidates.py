@@ -41,12 +41,16 @@ class Candidate:
     score: float
     follows_question: bool  # a short reply to the question before it (kg.ingest.summaries.keys.short_replies)
     role: Role | None  # who said it ("user", "assistant"; `Boosts.role`)
+    chars: int  # its own text's length in characters (`Recipe.long_turn_chars`)
+    keyed: bool  # it has a context key of its own (its session closed); else its own key stands in
 
 
 def _candidates(row: dict[str, Any]) -> list[Candidate]:
-    """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts µs, score, follows, role]."""
-    return [Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role)
-            for tid, session_id, idx, speaker, ts, score, follows, role in row.get("rows", [])]
+    """From the one row of a candidate query: `rows` of [id, session, idx, speaker, ts µs, score, follows, role,
+    characters, keyed]."""
+    return [Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role, chars,
+                      keyed)
+            for tid, session_id, idx, speaker, ts, score, follows, role, chars, keyed in row.get("rows", [])]
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -118,8 +122,10 @@ async def turn_lists_in_sessions(
     turns: dict[str, Turn] = {}
     for i, rows in row.get("lists", []):
         found = by_key.setdefault(i, [])
-        for tid, session_id, idx, speaker, ts, score, follows, role, text, external_id, model, *attachments in rows:
-            found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role))
+        for tid, session_id, idx, speaker, ts, score, follows, role, keyed, text, external_id, model, *attachments \
+                in rows:
+            found.append(Candidate(tid, session_id, idx, speaker, from_epoch_us(ts), float(score), bool(follows), role,
+                                   len(text), keyed))
             if tid not in turns:
                 turns[tid] = _turn(tid, namespace, session_id, idx, role, speaker, text, ts, external_id, model,
                                    *attachments)

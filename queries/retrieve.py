@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -228,6 +229,8 @@ class Retriever:
         scores = self._fused(lists, pool, query, window, recipe, signals)
         names = named_speakers(query, pool.values())
         if not recipe.two_stage:
+            cut = self._long_turns_cut(lists, query, recipe)
+            scores = {t: v - cut.get(t, 0.0) for t, v in scores.items()}
             order = ranking(scores)
             hydrated: dict[str, Turn] = {}
             if recipe.reranker != "none":
@@ -283,7 +286,8 @@ class Retriever:
                 session_of = {c.id: c.session_id for c in pool.values()}
                 signals.update(await self._signals(namespace, pool, recipe, known=signals))
                 scores = self._fused(lists, pool, query, window, recipe, signals)
-            final = {t: v + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
+            cut = self._long_turns_cut(lists, query, recipe)
+            final = {t: v - cut.get(t, 0.0) + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                      for t, v in scores.items() if session_of[t] in rank_of}
             order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)
             if probe is not vector or not (dense and recipe.feedback_turns and order):
@@ -390,6 +394,22 @@ class Retriever:
             if signals:
                 scores[tid] += recipe.session_signal_weight * unit * signals.get(c.session_id, 0.0)
         return scores
+
+    @staticmethod
+    def _long_turns_cut(lists: list[list[cand.Candidate]], query: str, recipe: Recipe) -> dict[str, float]:
+        """What a turn's score loses as a long turn whose context key counts less
+        (`Recipe.long_turn_context_weight`): taken from the turns' final scores, not from the scores
+        that rank their sessions (a session of long answers is no less the one the question is about)."""
+        share = 1.0 - recipe.long_turn_context_weight
+        if not share or addressed_role(query) == "assistant":  # the assistant's words asked for: kept whole
+            return {}
+        cut: dict[str, float] = defaultdict(float)
+        for (_, key), ranked, w in zip(recipe.lists, lists, recipe.list_weights()):
+            if key == "context" and w:
+                for rank, c in enumerate(ranked, start=1):
+                    if c.keyed and c.chars > recipe.long_turn_chars:
+                        cut[c.id] += share * w / (recipe.rrf_k + rank)
+        return cut
 
 
 async def _cancel(jobs: Iterable[asyncio.Future]) -> None:

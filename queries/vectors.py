@@ -37,7 +37,8 @@ from .recipes import Key
 from .summary_terms import SummaryTerms
 
 Revision = tuple[int, Any]
-Row = tuple[str, str, int, str | None, datetime, bool, Role]  # id, session, idx, speaker, ts, follows_question, role
+# id, session, idx, speaker, ts, follows_question, role, characters of its text, has a context key
+Row = tuple[str, str, int, str | None, datetime, bool, Role, int, bool]
 
 
 @dataclass
@@ -285,7 +286,7 @@ class NamespaceVectors:
                 vector, follows, text = keys[row[0]]
                 if vector is not None:
                     context[i] = unit_rows([vector])[0]
-                rows[i] = (*row[:5], follows, row[6])
+                rows[i] = (*row[:5], follows, row[6], row[7], text is not None)
                 texts[i] = text
         terms = {**held.terms, "context": keywords.replaced(held.terms["context"], texts)}
         block = _Block(revision, rows, held.turn, context, held.passages, held.owners, terms)
@@ -308,8 +309,8 @@ def _best(space: _Namespace, scores: np.ndarray, depth: int) -> list[Candidate]:
     for i in ranked(scores, space.ids(), depth):
         if not np.isfinite(scores[i]):
             break
-        tid, session_id, idx, speaker, ts, follows, role = space.rows[i]
-        out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows, role))
+        tid, session_id, idx, speaker, ts, follows, role, chars, keyed = space.rows[i]
+        out.append(Candidate(tid, session_id, idx, speaker, ts, float(scores[i]), follows, role, chars, keyed))
     return out
 
 
@@ -326,14 +327,15 @@ def _extended(held: _Block, more: _Block, revision: Revision) -> _Block:
 
 def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, _Block]:
     """Rows of [id, session, idx, speaker, ts µs, follows_question, embedding, context_embedding,
-    passage_embeddings (flattened, or null), role, key_text, context_text]."""
+    passage_embeddings (flattened, or null), role, key_text, context_text, characters of its text]."""
     by_session: dict[str, list[list[Any]]] = {s: [] for s in revisions}
     for r in rows:
         by_session[r[1]].append(r)
     out = {}
     for s, members in by_session.items():
         members.sort(key=lambda r: r[2])
-        meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5]), r[9]) for r in members]
+        meta = [(r[0], s, r[2], r[3], from_epoch_us(r[4]), bool(r[5]), r[9], r[12], r[11] is not None)
+                for r in members]
         if not members or members[0][6] is None:  # no rows, or terms only (retrieval/term_rows)
             none = np.zeros((len(members), 0), dtype=np.float32)
             terms = _terms(members)

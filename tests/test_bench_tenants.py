@@ -19,7 +19,7 @@ def test_sizes_are_long_tailed_whole_sessions_adding_up_to_the_turns_asked() -> 
 
 
 def _c(score: float, i: int = 0) -> Candidate:
-    return Candidate(f"t{i}", "s", i, None, datetime(2025, 1, 1, tzinfo=timezone.utc), score, False, "user")
+    return Candidate(f"t{i}", "s", i, None, datetime(2025, 1, 1, tzinfo=timezone.utc), score, False, "user", 40, False)
 
 
 def test_recall_counts_ties_with_the_exact_lists_last_place() -> None:

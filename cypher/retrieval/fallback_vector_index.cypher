@@ -6,4 +6,5 @@ WITH t, round(score, 6) AS score
 ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
-                coalesce(t.follows_question, false), t.role]) AS rows
+                coalesce(t.follows_question, false), t.role, size(t.text),
+                t.context_text IS NOT NULL]) AS rows

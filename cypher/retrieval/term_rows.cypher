@@ -4,4 +4,5 @@
 MATCH (t:Turn)
 WHERE t.namespace = $namespace AND t.session_id IN $sessions AND t.idx IS NOT NULL AND t.embedding IS NOT NULL
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond,
-                coalesce(t.follows_question, false), null, null, null, t.role, t.key_text, t.context_text]) AS rows
+                coalesce(t.follows_question, false), null, null, null, t.role, t.key_text, t.context_text,
+                size(t.text)]) AS rows

@@ -4,7 +4,8 @@
 // first (embedding) or a later one (passage_embeddings, flattened; each as long as $vector).
 // `t.ts IS NOT NULL` lets the planner seek turn_namespace_ts.
 // One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score,
-// follows_question, role] in rank order (one record instead of a hundred: decoding records dominated).
+// follows_question, role, characters of its text, whether it has a context key] in rank order (one
+// record instead of a hundred: decoding records dominated).
 MATCH (t:Turn)
 WHERE t.namespace = $namespace AND t.ts IS NOT NULL AND ($as_of IS NULL OR t.ts <= $as_of)
 WITH t, coalesce(t[$property], t.embedding) AS key,  // read once, not t.embedding first as a filter
@@ -17,4 +18,5 @@ WITH t, round(best, 6) AS score
 ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
-                coalesce(t.follows_question, false), t.role]) AS rows
+                coalesce(t.follows_question, false), t.role, size(t.text),
+                t.context_text IS NOT NULL]) AS rows

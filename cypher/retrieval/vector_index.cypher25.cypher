@@ -5,7 +5,7 @@
 // cannot be a parameter of SEARCH: one branch per turn index, and only the one named runs (the
 // fallback embedder's index, which exists only with a fallback, is retrieval/fallback_vector_index).
 // One row whose `rows` lists [id, session_id, idx, speaker, ts in epoch µs, score,
-// follows_question, role] in rank order.
+// follows_question, role, characters of its text, whether it has a context key] in rank order.
 CYPHER 25
 CALL () {
   FILTER $index = 'turn_embedding'
@@ -26,4 +26,5 @@ WITH t, round(score, 6) AS score
 ORDER BY score DESC, t.id
 LIMIT $k
 RETURN collect([t.id, t.session_id, t.idx, t.speaker, t.ts.epochSeconds * 1000000 + t.ts.microsecond, score,
-                coalesce(t.follows_question, false), t.role]) AS rows
+                coalesce(t.follows_question, false), t.role, size(t.text),
+                t.context_text IS NOT NULL]) AS rows
