@@ -259,13 +259,29 @@ class Store:
             if name in applied:
                 continue
             # auto-commit, so that a data migration can batch itself (`CALL ... IN TRANSACTIONS`)
-            async with self.driver.session(database=self.database) as session:
-                for statement in cypher.statements(name):
-                    await (await session.run(statement)).consume()
+            for text in cypher.statements(name):
+                await self._schema_statement(text)
             checksum = hashlib.sha256(cypher.load(name).encode()).hexdigest()[:16]
             await self.write("database/migration_record", id=name, checksum=checksum)
             done.append(name)
         return done
+
+    async def _schema_statement(self, text: str, params: dict[str, Any] | None = None) -> None:
+        """An idempotent schema or migration statement, auto-commit. Processes opening a new database at
+        once all create its schema: a rule another has just created is what `IF NOT EXISTS` asked for
+        (Neo4j refuses the second of two concurrent creations as an equivalent rule), and a deadlock on
+        the schema's lock is tried again."""
+        for attempt in range(DEADLOCK_ROUNDS):
+            try:
+                async with self.driver.session(database=self.database) as session:
+                    await (await session.run(text, params)).consume()
+                return
+            except Neo4jError as exc:
+                if exc.code == "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
+                    return
+                if not isinstance(exc, TransientError) or unavailable(exc) or attempt == DEADLOCK_ROUNDS - 1:
+                    raise
+                await asyncio.sleep(0.05 * 2 ** attempt)
 
     async def check_embedding_space(self, embedder_name: str, dim: int) -> None:
         rows = await self.read("database/embedding_space_get")
@@ -295,7 +311,7 @@ class Store:
                 log.warning("rebuilding vector index %s as %s: start-up waits (up to 300 s) while it is "
                             "populated from the stored vectors", shape.name, shape.describe())
                 await self.driver.execute_query(_DROPS[shape.name], database_=self.database)
-            await self.driver.execute_query(text, {"dim": dim}, database_=self.database)
+            await self._schema_statement(text, {"dim": dim})
         await self.driver.execute_query("CALL db.awaitIndexes(300)", database_=self.database)
 
     async def ensure_fallback_space(self, embedder_name: str, dim: int) -> None:
