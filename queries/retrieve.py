@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 from kg.core.embedders.base import Embedder, embed_async
 from kg.core.embedders.fallback import FallbackChain
@@ -43,11 +42,12 @@ from kg.core.telemetry.hooks import span
 
 from . import candidates as cand
 from . import feedback
-from .analysis import TimeWindow, addressed_role, content_terms, named_speakers, time_window
+from .analysis import TimeWindow, content_terms, named_speakers, time_window
 from .fusion import best_per_group, group_scores, ranking, rrf
 from .recency import restated_first
 from .recipes import RECIPES, Key, Method, Recipe
 from .rerank import Reranker, local_reranker, passage, rerank
+from .scores import fused, long_turns_cut
 from .session_signals import session_signals
 from .turns import bounded, lucene_escape
 from .vectors import NamespaceVectors
@@ -226,10 +226,10 @@ class Retriever:
         lists: list[list[cand.Candidate]] = [done[(m, key)] for m, key in recipe.lists]
         pool = {c.id: c for ranked in lists for c in ranked}
         signals = await self._signals(namespace, pool, recipe)
-        scores = self._fused(lists, pool, query, window, recipe, signals)
+        scores = fused(lists, pool, query, window, recipe, signals)
         names = named_speakers(query, pool.values())
         if not recipe.two_stage:
-            cut = self._long_turns_cut(lists, query, recipe)
+            cut = long_turns_cut(lists, query, recipe)
             scores = {t: v - cut.get(t, 0.0) for t, v in scores.items()}
             order = ranking(scores)
             hydrated: dict[str, Turn] = {}
@@ -285,8 +285,8 @@ class Retriever:
                 pool.update({c.id: c for ranked in lists for c in ranked})
                 session_of = {c.id: c.session_id for c in pool.values()}
                 signals.update(await self._signals(namespace, pool, recipe, known=signals))
-                scores = self._fused(lists, pool, query, window, recipe, signals)
-            cut = self._long_turns_cut(lists, query, recipe)
+                scores = fused(lists, pool, query, window, recipe, signals)
+            cut = long_turns_cut(lists, query, recipe)
             final = {t: v - cut.get(t, 0.0) + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                      for t, v in scores.items() if session_of[t] in rank_of}
             order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)
@@ -370,46 +370,6 @@ class Retriever:
             return {}
         wanted = {c.session_id for c in pool.values()} - set(known or {})
         return await session_signals(self.store, namespace, wanted)
-
-    def _fused(self, lists: list[list[cand.Candidate]], pool: dict[str, cand.Candidate], query: str,
-               window: TimeWindow | None, recipe: Recipe, signals: dict[str, float]) -> dict[str, float]:
-        base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k, recipe.list_weights())
-        b = recipe.boosts
-        unit = 1.0 / (recipe.rrf_k + 1)
-        names = named_speakers(query, pool.values()) if b.speaker else set()
-        role = addressed_role(query) if b.role else None
-        slack = timedelta(days=b.time_slack_days)
-        scores = dict(base)
-        at = {(pool[tid].session_id, pool[tid].idx): tid for tid in base}
-        for tid in base:
-            c = pool[tid]
-            if names and c.speaker in names:
-                scores[tid] += b.speaker * unit
-            if role is not None and c.role == role:
-                scores[tid] += b.role * unit
-            if window is not None and b.time and window.near(c.ts, slack):
-                scores[tid] += b.time * unit
-            if b.answer and c.follows_question:
-                scores[tid] += b.answer * base.get(at.get((c.session_id, c.idx - 1), ""), 0.0)
-            if signals:
-                scores[tid] += recipe.session_signal_weight * unit * signals.get(c.session_id, 0.0)
-        return scores
-
-    @staticmethod
-    def _long_turns_cut(lists: list[list[cand.Candidate]], query: str, recipe: Recipe) -> dict[str, float]:
-        """What a turn's score loses as a long turn whose context key counts less
-        (`Recipe.long_turn_context_weight`): taken from the turns' final scores, not from the scores
-        that rank their sessions (a session of long answers is no less the one the question is about)."""
-        share = 1.0 - recipe.long_turn_context_weight
-        if not share or addressed_role(query) == "assistant":  # the assistant's words asked for: kept whole
-            return {}
-        cut: dict[str, float] = defaultdict(float)
-        for (_, key), ranked, w in zip(recipe.lists, lists, recipe.list_weights()):
-            if key == "context" and w:
-                for rank, c in enumerate(ranked, start=1):
-                    if c.keyed and c.chars > recipe.long_turn_chars:
-                        cut[c.id] += share * w / (recipe.rrf_k + rank)
-        return cut
 
 
 async def _cancel(jobs: Iterable[asyncio.Future]) -> None:

@@ -1,0 +1,54 @@
+"""A search's scores from its ranked lists: RRF fusion with the recipe's boosts, and what a long
+turn's context key takes back (`Recipe.long_turn_context_weight`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import timedelta
+
+from .analysis import TimeWindow, addressed_role, named_speakers
+from .candidates import Candidate
+from .fusion import rrf
+from .recipes import Recipe
+
+
+def fused(lists: list[list[Candidate]], pool: dict[str, Candidate], query: str, window: TimeWindow | None,
+          recipe: Recipe, signals: dict[str, float]) -> dict[str, float]:
+    """The recipe's lists fused by RRF, plus its boosts (`Boosts`) and the session signal."""
+    base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k, recipe.list_weights())
+    b = recipe.boosts
+    unit = 1.0 / (recipe.rrf_k + 1)
+    names = named_speakers(query, pool.values()) if b.speaker else set()
+    role = addressed_role(query) if b.role else None
+    slack = timedelta(days=b.time_slack_days)
+    scores = dict(base)
+    at = {(pool[tid].session_id, pool[tid].idx): tid for tid in base}
+    for tid in base:
+        c = pool[tid]
+        if names and c.speaker in names:
+            scores[tid] += b.speaker * unit
+        if role is not None and c.role == role:
+            scores[tid] += b.role * unit
+        if window is not None and b.time and window.near(c.ts, slack):
+            scores[tid] += b.time * unit
+        if b.answer and c.follows_question:
+            scores[tid] += b.answer * base.get(at.get((c.session_id, c.idx - 1), ""), 0.0)
+        if signals:
+            scores[tid] += recipe.session_signal_weight * unit * signals.get(c.session_id, 0.0)
+    return scores
+
+
+def long_turns_cut(lists: list[list[Candidate]], query: str, recipe: Recipe) -> dict[str, float]:
+    """What a turn's score loses as a long turn whose context key counts less
+    (`Recipe.long_turn_context_weight`): taken from the turns' final scores, not from the scores
+    that rank their sessions (a session of long answers is no less the one the question is about)."""
+    share = 1.0 - recipe.long_turn_context_weight
+    if not share or addressed_role(query) == "assistant":  # the assistant's words asked for: kept whole
+        return {}
+    cut: dict[str, float] = defaultdict(float)
+    for (_, key), ranked, w in zip(recipe.lists, lists, recipe.list_weights()):
+        if key == "context" and w:
+            for rank, c in enumerate(ranked, start=1):
+                if c.keyed and c.chars > recipe.long_turn_chars:
+                    cut[c.id] += share * w / (recipe.rrf_k + rank)
+    return cut
