@@ -209,17 +209,11 @@ class Store:
         async def unit(tx: AsyncManagedTransaction) -> T:
             return await work(Tx(tx, self.capabilities.path))
 
-        # The driver's own retry budget is short so that a database that is down fails fast
-        # ([neo4j] max_transaction_retry_time_s); deadlocks between live writers get more rounds here.
-        for attempt in range(DEADLOCK_ROUNDS):
-            try:
-                async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
-                    return await session.execute_write(unit)
-            except TransientError as exc:
-                if attempt == DEADLOCK_ROUNDS - 1 or unavailable(exc):  # a database not online is no deadlock
-                    raise
-                await asyncio.sleep(0.05 * 2 ** attempt)
-        raise AssertionError("unreachable")
+        async def once() -> T:
+            async with self._watched(), self._session(neo4j.WRITE_ACCESS) as session:
+                return await session.execute_write(unit)
+
+        return await _past_deadlocks(once)
 
     async def ping(self, timeout_s: float) -> None:
         """One round trip, not retried: raises ServiceUnavailable when there is no answer in `timeout_s`."""
@@ -271,17 +265,15 @@ class Store:
         once all create its schema: a rule another has just created is what `IF NOT EXISTS` asked for
         (Neo4j refuses the second of two concurrent creations as an equivalent rule), and a deadlock on
         the schema's lock is tried again."""
-        for attempt in range(DEADLOCK_ROUNDS):
+        async def once() -> None:
             try:
                 async with self.driver.session(database=self.database) as session:
                     await (await session.run(text, params)).consume()
-                return
             except Neo4jError as exc:
-                if exc.code == "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
-                    return
-                if not isinstance(exc, TransientError) or unavailable(exc) or attempt == DEADLOCK_ROUNDS - 1:
+                if exc.code != "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
                     raise
-                await asyncio.sleep(0.05 * 2 ** attempt)
+
+        await _past_deadlocks(once)
 
     async def check_embedding_space(self, embedder_name: str, dim: int) -> None:
         rows = await self.read("database/embedding_space_get")
@@ -339,6 +331,20 @@ class Store:
         await self.drop_vector_indexes()
         await self.write("database/embedding_space_set", model=embedder_name, dim=dim)
         await self.ensure_vector_indexes(dim)
+
+
+async def _past_deadlocks(once: Callable[[], Awaitable[T]]) -> T:
+    """`once()`, run again after a transient error (a deadlock) for up to DEADLOCK_ROUNDS rounds, backing
+    off. The driver's own retry budget is short so that a database that is down fails fast ([neo4j]
+    max_transaction_retry_time_s); deadlocks between live writers get more rounds here."""
+    for attempt in range(DEADLOCK_ROUNDS):
+        try:
+            return await once()
+        except TransientError as exc:
+            if attempt == DEADLOCK_ROUNDS - 1 or unavailable(exc):  # a database not online is no deadlock
+                raise
+            await asyncio.sleep(0.05 * 2 ** attempt)
+    raise AssertionError("unreachable")
 
 
 class Tx:
