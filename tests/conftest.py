@@ -83,6 +83,28 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         gc.freeze()
 
 
+@pytest.fixture(autouse=True)
+def _process_settings_untouched() -> Iterator[None]:
+    """A test leaves the process-wide settings (`load_settings()`, read once) as it found them: the
+    session's `memory` holds them, so a change in place changes every later test. test_rerank once
+    set the cross-encoder on them, and every hierarchical search after it in the suite was reranked
+    (tests/test_retrieval_closing.py's ranks moved with the suite's order). Change a copy
+    (`load_settings().model_copy(deep=True)`)."""
+    before = load_settings().model_dump()
+    yield
+    after = load_settings().model_dump()
+    changed = sorted(_changed(before, after))
+    assert not changed, f"the test changed the process-wide settings in place: {changed}"
+
+
+def _changed(before: object, after: object, path: str = "") -> Iterator[str]:
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in before.keys() | after.keys():
+            yield from _changed(before.get(key), after.get(key), f"{path}.{key}" if path else str(key))
+    elif before != after:
+        yield path
+
+
 @pytest.fixture(scope="session")
 async def memory() -> AsyncIterator[AsyncMemory]:
     async with AsyncMemory(load_settings()) as mem:

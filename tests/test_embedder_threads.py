@@ -47,7 +47,7 @@ def test_a_query_is_embedded_while_a_batch_runs() -> None:
 def test_batch_threads_yield_the_cpu_and_query_threads_do_not() -> None:
     """`[embedding] batch_nice`: the threads that embed batches run that much nicer than the
     process; the query thread does not, even when a batch came first."""
-    settings = load_settings()
+    settings = load_settings().model_copy(deep=True)
     settings.embedding.batch_nice = 7
     embedder = OnnxMiniLM(settings.embedding)
     base = os.getpriority(os.PRIO_PROCESS, 0)

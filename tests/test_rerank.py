@@ -83,7 +83,7 @@ def bundled() -> Path:
 
 async def test_the_bundled_cross_encoder_puts_the_answer_first(memory: AsyncMemory, sensor_talk: str,
                                                                bundled: Path) -> None:
-    settings = load_settings()
+    settings = load_settings().model_copy(deep=True)  # the process's own stay as they are
     settings.memory.retrieval.rerank.reranker = "cross-encoder"
     assert settings.memory.retrieval.rerank.cross_encoder_model == BUNDLED_CROSS_ENCODER  # the default
     alone = settings.model_copy(deep=True)
