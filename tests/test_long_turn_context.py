@@ -46,8 +46,7 @@ async def _scores(retriever: Retriever, namespace: str, query: str, recipe: Reci
 async def test_a_long_turn_keeps_half_its_context_votes_once_keyed(
     memory: AsyncMemory, namespace: str, exact_max_turns: int, base: Recipe
 ) -> None:
-    assert len(ANSWER) > base.long_turn_chars
-    base = base.model_copy(update={"long_turn_context_weight": 0.5})  # the default, set so the test holds whatever it becomes
+    assert len(ANSWER) > base.long_turn_chars and base.long_turn_context_weight == 0.5  # the defaults
     await memory.add_turns(namespace, "s1", [
         {"role": role, "text": text, "ts": START + timedelta(minutes=i)} for i, (role, text) in enumerate(TURNS)])
     turns = await memory.turns(namespace, "s1")
