@@ -42,7 +42,7 @@ from kg.core.telemetry.hooks import span
 
 from . import candidates as cand
 from . import feedback
-from .analysis import TimeWindow, content_terms, named_speakers, time_window
+from .analysis import TimeWindow, addressed_role, content_terms, named_speakers, time_window
 from .fusion import best_per_group, group_scores, ranking, rrf
 from .recency import restated_first
 from .recipes import RECIPES, Key, Method, Recipe
@@ -226,10 +226,11 @@ class Retriever:
         lists: list[list[cand.Candidate]] = [done[(m, key)] for m, key in recipe.lists]
         pool = {c.id: c for ranked in lists for c in ranked}
         signals = await self._signals(namespace, pool, recipe)
-        scores = fused(lists, pool, query, window, recipe, signals)
+        role = addressed_role(query)
+        scores = fused(lists, pool, query, role, window, recipe, signals)
         names = named_speakers(query, pool.values())
         if not recipe.two_stage:
-            cut = long_turns_cut(lists, query, recipe)
+            cut = long_turns_cut(lists, role, recipe)
             scores = {t: v - cut.get(t, 0.0) for t, v in scores.items()}
             order = ranking(scores)
             hydrated: dict[str, Turn] = {}
@@ -285,8 +286,8 @@ class Retriever:
                 pool.update({c.id: c for ranked in lists for c in ranked})
                 session_of = {c.id: c.session_id for c in pool.values()}
                 signals.update(await self._signals(namespace, pool, recipe, known=signals))
-                scores = fused(lists, pool, query, window, recipe, signals)
-            cut = long_turns_cut(lists, query, recipe)
+                scores = fused(lists, pool, query, role, window, recipe, signals)
+            cut = long_turns_cut(lists, role, recipe)
             final = {t: v - cut.get(t, 0.0) + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                      for t, v in scores.items() if session_of[t] in rank_of}
             order = best_per_group(final, session_of, top_sessions, recipe.turns_per_session)

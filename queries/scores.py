@@ -6,20 +6,23 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import timedelta
 
-from .analysis import TimeWindow, addressed_role, named_speakers
+from kg.core.models.turns import Role
+
+from .analysis import TimeWindow, named_speakers
 from .candidates import Candidate
 from .fusion import rrf
 from .recipes import Recipe
 
 
-def fused(lists: list[list[Candidate]], pool: dict[str, Candidate], query: str, window: TimeWindow | None,
-          recipe: Recipe, signals: dict[str, float]) -> dict[str, float]:
-    """The recipe's lists fused by RRF, plus its boosts (`Boosts`) and the session signal."""
+def fused(lists: list[list[Candidate]], pool: dict[str, Candidate], query: str, role: Role | None,
+          window: TimeWindow | None, recipe: Recipe, signals: dict[str, float]) -> dict[str, float]:
+    """The recipe's lists fused by RRF, plus its boosts (`Boosts`) and the session signal; `role` is
+    the query's `addressed_role`, read once per search."""
     base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k, recipe.list_weights())
     b = recipe.boosts
     unit = 1.0 / (recipe.rrf_k + 1)
     names = named_speakers(query, pool.values()) if b.speaker else set()
-    role = addressed_role(query) if b.role else None
+    role = role if b.role else None
     slack = timedelta(days=b.time_slack_days)
     scores = dict(base)
     at = {(pool[tid].session_id, pool[tid].idx): tid for tid in base}
@@ -38,12 +41,13 @@ def fused(lists: list[list[Candidate]], pool: dict[str, Candidate], query: str, 
     return scores
 
 
-def long_turns_cut(lists: list[list[Candidate]], query: str, recipe: Recipe) -> dict[str, float]:
+def long_turns_cut(lists: list[list[Candidate]], role: Role | None, recipe: Recipe) -> dict[str, float]:
     """What a turn's score loses as a long turn whose context key counts less
-    (`Recipe.long_turn_context_weight`): taken from the turns' final scores, not from the scores
-    that rank their sessions (a session of long answers is no less the one the question is about)."""
+    (`Recipe.long_turn_context_weight`), unless the query addresses the assistant (`role`, its
+    `addressed_role`): taken from the turns' final scores, not from the scores that rank their
+    sessions (a session of long answers is no less the one the question is about)."""
     share = 1.0 - recipe.long_turn_context_weight
-    if not share or addressed_role(query) == "assistant":  # the assistant's words asked for: kept whole
+    if not share or role == "assistant":  # the assistant's words asked for: kept whole
         return {}
     cut: dict[str, float] = defaultdict(float)
     for (_, key), ranked, w in zip(recipe.lists, lists, recipe.list_weights()):
