@@ -13,7 +13,10 @@ over the turns' own keys, sessions ranked by their best turn), once before and o
 - turn_hit@10: 1 when any evidence turn is in the top 10;
 and what it costs: `close_session` seconds per 10 turns (p50 over sessions, and total), the first
 search after a write (after each question's ingest and after its sessions closed: the namespace's
-caches see new vectors) beside warm searches, p50/p95. `--http` asks the HTTP door too
+caches see new vectors) beside warm searches, p50/p95, and apart from both the first search of a
+namespace a kept run reuses (nothing written: the process reads it into its cache). A question whose
+sessions a kept run had closed already has no "before closing" phase: it is counted
+(`questions_without_before`), not scored as before. `--http` asks the HTTP door too
 (`GET /search`, `GET /search/sessions`, the app in process over ASGI) after closing.
 
 `--limit N` takes a stratified prefix: question types in turn, each in file order. `--rows` adds each
@@ -114,7 +117,10 @@ class Run:
         self.retrievers = retrievers
         self.rows: list[dict[str, Any]] = []  # one per question, phase and retriever
         self.first_ms: list[float] = []
+        self.cold_ms: list[float] = []  # first searches of kept namespaces (nothing written)
         self.warm_ms: list[float] = []
+        self.searched: set[str] = set()  # namespaces this process has searched
+        self.without_before: list[str] = []  # questions whose sessions were closed before the run
         self.close_s: list[tuple[float, int]] = []  # (seconds, turns) per session
         self.ingest_s = 0.0
         self.ingested = 0
@@ -135,10 +141,12 @@ class Run:
         for name, recipe in self.retrievers.items():
             found_turns, found_sessions, ms = await self.ask(question, recipe)
             if name == "product":
-                if first:  # the same search again, warm, beside it
-                    self.first_ms.append(ms)
+                ns = self.namespace(question)
+                if first or ns not in self.searched:  # the same search again, warm, beside it
+                    (self.first_ms if first else self.cold_ms).append(ms)
                     ms = (await self.ask(question, recipe))[2]
                 self.warm_ms.append(ms)
+                self.searched.add(ns)
                 first = False
             self.rows.append({"question": question["question_id"], "type": question["question_type"],
                               "phase": phase, "retriever": name, **scores(found_turns, found_sessions, turns, sessions)})
@@ -153,6 +161,15 @@ class Run:
             self.ingest_s += time.perf_counter() - start
             self.ingested += report.written
         return bool(report.written)
+
+    async def closed_before(self, question: dict) -> bool:
+        """Whether any of the question's sessions is closed already (a kept run's): no before phase."""
+        ns = self.namespace(question)
+        for sid in dict.fromkeys(session_ids(question)):
+            session = await self.memory.session(ns, sid)
+            if session is not None and session.status == "closed":
+                return True
+        return False
 
     async def close_all(self, question: dict) -> bool:
         """`close_session` on every session not closed yet; True when one was."""
@@ -182,10 +199,11 @@ class Run:
             "close_s_per_10_turns_mean": round(sum(s for s, _ in self.close_s) / max(1, sum(n for _, n in self.close_s)) * 10, 4),
             "sessions_closed": len(self.close_s),
             "first_search_after_write_ms": _latency(self.first_ms),
+            "first_search_of_kept_namespace_ms": _latency(self.cold_ms),
             "warm_search_ms": _latency(self.warm_ms),
             "ingest_turns_per_s": round(self.ingested / self.ingest_s, 1) if self.ingest_s else None,
         }
-        return {"metrics": out, "costs": costs}
+        return {"metrics": out, "questions_without_before": len(self.without_before), "costs": costs}
 
 
 def _latency(values: list[float]) -> dict[str, float | int]:
@@ -247,7 +265,10 @@ async def run(data: Path, limit: int | None, keep: bool, prefix: str, http: bool
             await memory.retrieve(f"{prefix}-warm-up", "warm-up", k=5)  # the model loads: not timed
             for i, q in enumerate(questions, start=1):
                 wrote = await bench.prepare(q)
-                await bench.evaluate(q, "before", first=wrote)
+                if await bench.closed_before(q):
+                    bench.without_before.append(q["question_id"])
+                else:
+                    await bench.evaluate(q, "before", first=wrote)
                 closed = await bench.close_all(q)
                 await bench.evaluate(q, "after", first=closed)
                 print(f"[{i}/{len(questions)}] {q['question_id']} {time.perf_counter() - started:.0f} s",

@@ -91,6 +91,8 @@ async def test_a_run_scores_both_phases_and_the_http_door_and_keep_reuses_the_na
         costs = first["costs"]
         assert costs["sessions_closed"] == 15
         assert costs["first_search_after_write_ms"]["n"] == 6  # after each ingest and each closing
+        assert costs["first_search_of_kept_namespace_ms"]["n"] == 0 and costs["warm_search_ms"]["n"] == 6
+        assert first["questions_without_before"] == 0
         assert costs["close_s_per_10_turns_p50"] > 0 and costs["ingest_turns_per_s"] > 0
         assert len(first["rows"]) == 3 * 2 * 2  # questions x phases x retrievers
         assert {r["question"] for r in first["rows"]} == {"q1", "q2", "q3"}
@@ -103,6 +105,11 @@ async def test_a_run_scores_both_phases_and_the_http_door_and_keep_reuses_the_na
         assert again["costs"]["ingest_turns_per_s"] is None  # nothing written twice
         assert "rows" not in again and "http" not in again
         assert again["metrics"]["after"] == first["metrics"]["after"]
+        # closed already: no before phase to score, and each namespace's first search is timed apart
+        assert "before" not in again["metrics"] and again["questions_without_before"] == 3
+        assert again["costs"]["first_search_after_write_ms"]["n"] == 0
+        assert again["costs"]["first_search_of_kept_namespace_ms"]["n"] == 3
+        assert again["costs"]["warm_search_ms"]["n"] == 3
         assert [len(await memory.turns(f"{prefix}-q1", sid)) for sid in lme.session_ids(q1)] == stored
     finally:
         for qid in ("q1", "q2", "q3"):
