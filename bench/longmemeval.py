@@ -162,22 +162,19 @@ class Run:
             self.ingested += report.written
         return bool(report.written)
 
-    async def closed_before(self, question: dict) -> bool:
-        """Whether any of the question's sessions is closed already (a kept run's): no before phase."""
+    async def statuses(self, question: dict) -> dict[str, str | None]:
+        """Each of the question's sessions' status as stored (None: not stored), read once: a session
+        closed already (a kept run's) leaves the question without a before phase."""
         ns = self.namespace(question)
-        for sid in dict.fromkeys(session_ids(question)):
-            session = await self.memory.session(ns, sid)
-            if session is not None and session.status == "closed":
-                return True
-        return False
+        return {sid: (s.status if (s := await self.memory.session(ns, sid)) is not None else None)
+                for sid in dict.fromkeys(session_ids(question))}
 
-    async def close_all(self, question: dict) -> bool:
-        """`close_session` on every session not closed yet; True when one was."""
+    async def close_all(self, question: dict, statuses: dict[str, str | None]) -> bool:
+        """`close_session` on every stored session not closed yet (`statuses`); True when one was."""
         ns = self.namespace(question)
         closed = False
-        for sid in dict.fromkeys(session_ids(question)):
-            session = await self.memory.session(ns, sid)
-            if session is None or session.status == "closed":
+        for sid, status in statuses.items():
+            if status is None or status == "closed":
                 continue
             turns = len(await self.memory.turns(ns, sid))
             start = time.perf_counter()
@@ -265,11 +262,12 @@ async def run(data: Path, limit: int | None, keep: bool, prefix: str, http: bool
             await memory.retrieve(f"{prefix}-warm-up", "warm-up", k=5)  # the model loads: not timed
             for i, q in enumerate(questions, start=1):
                 wrote = await bench.prepare(q)
-                if await bench.closed_before(q):
+                statuses = await bench.statuses(q)
+                if "closed" in statuses.values():
                     bench.without_before.append(q["question_id"])
                 else:
                     await bench.evaluate(q, "before", first=wrote)
-                closed = await bench.close_all(q)
+                closed = await bench.close_all(q, statuses)
                 await bench.evaluate(q, "after", first=closed)
                 print(f"[{i}/{len(questions)}] {q['question_id']} {time.perf_counter() - started:.0f} s",
                       file=sys.stderr, flush=True)
