@@ -92,6 +92,19 @@ def test_import_kg_and_kg_help_load_nothing_heavy() -> None:
         assert loaded <= allowed, (code, loaded - allowed)
 
 
+def test_kg_help_loads_no_pydantic_or_event_loop() -> None:
+    """`kg --help` lists the commands without pydantic (the settings are read when a command runs),
+    asyncio or the distributions' metadata: on a slow machine each of them is a tenth of a second.
+    (A subcommand's `--help` loads pydantic: typer's own parameter adapters import it.)"""
+    code = "from kg.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass"
+    light = ("pydantic", "pydantic_settings", "asyncio", "importlib.metadata", "kg.core.settings.base")
+    done = subprocess.run([sys.executable, "-c", LOADED.format(code=code, heavy=light)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Long-term conversational memory" in done.stdout
+    assert done.stdout.split("\n")[-2] == "", done.stdout.split("\n")[-2]  # the line LOADED printed
+
+
 def test_tracing_off_imports_no_tracing_sdk() -> None:
     """`[telemetry] tracing` is off by default: the API app is built without kg's tracer or the
     OpenTelemetry SDK (the API package comes with fastapi and mcp; alone it records nothing)."""

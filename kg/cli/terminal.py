@@ -3,7 +3,6 @@ parsing the time options."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, Optional, TypeVar
@@ -15,6 +14,8 @@ from rich.markup import escape
 from kg.core.extras import MissingExtra
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
+    import asyncio
+
     from kg.core.models.turns import IngestReport
     from kg.core.settings.tree import Settings
 
@@ -30,11 +31,14 @@ class Commands(typer.Typer):
     ends in one line naming the fix and exit code 2 instead of a traceback."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from kg.core.settings.base import UnknownSettingError
-
         try:
             return super().__call__(*args, **kwargs)
-        except (MissingExtra, UnknownSettingError) as exc:
+        except Exception as exc:
+            # An UnknownSettingError can only come from the settings module once it is loaded; reading it
+            # from sys.modules spares `kg --help` importing pydantic-settings to name the class.
+            settings = sys.modules.get("kg.core.settings.base")
+            if not isinstance(exc, (MissingExtra, *((settings.UnknownSettingError,) if settings else ()))):
+                raise
             err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
             sys.exit(2)
 
@@ -58,6 +62,8 @@ def run(coro: Coroutine[Any, Any, T], *also: type[Exception],
         loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None) -> T:
     """Run a command's coroutine (on a loop from `loop_factory`, or asyncio's); a database, server
     or embedder problem (or one of `also`, the command's own user errors) exits 2 with its message."""
+    import asyncio  # here, not at the top: `kg --help` starts no event loop
+
     from kg.core.embedders.base import EmbeddingError
     from kg.core.local_neo4j.server import LocalServerError
     from kg.core.store.store import StoreError

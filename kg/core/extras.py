@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 
 DISTRIBUTION = "kg-memory"
@@ -36,6 +35,8 @@ class MissingExtra(ImportError):
 
 def package_version() -> str:
     """The installed distribution's version, as the doors report it."""
+    import importlib.metadata  # here: `kg --help` does not read the distributions' metadata
+
     try:
         return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:  # a checkout on sys.path, never installed

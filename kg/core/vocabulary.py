@@ -1,17 +1,14 @@
 """The words every door shares, defined once: how many results a search may ask for, the retrieval
-recipes' names and the reranker kinds. HTTP, MCP, the CLI, the facade and the settings read them
+recipes' names and the reranker kinds. No pydantic here: `kg --help` reads it. HTTP, MCP, the CLI, the facade and the settings read them
 from here, so a door cannot drift (field limits are in `kg.core.models.limits`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
-
-from pydantic import Field
+from typing import Literal, get_args
 
 # `k` of every search (turns, sessions, memories, recall), at every door; out of range is refused, never clamped.
 K_MIN, K_MAX = 1, 100
 K_DOC = f"How many results ({K_MIN}..{K_MAX})."
-K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]  # `k` as a door declares it
 
 RecipeName = Literal["flat", "bm25", "hybrid", "hierarchical"]
 RECIPE_NAMES: tuple[str, ...] = get_args(RecipeName)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from kg.core.models.limits import QueryText, Timestamp
+from kg.core.models.limits import K, QueryText, Timestamp
 from kg.core.models.recall import MemoryHit, RankedTurn, SessionHit
 from kg.core.models.turns import instant
-from kg.core.vocabulary import K, RecipeChoice
+from kg.core.vocabulary import RecipeChoice
 from kg.mcp.door import Door
 
 

@@ -12,7 +12,11 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Callable
 
-from pydantic import AfterValidator, BeforeValidator, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
+
+from kg.core.vocabulary import K_DOC, K_MAX, K_MIN
+
+K = Annotated[int, Field(ge=K_MIN, le=K_MAX, description=K_DOC)]  # `k` of a search, as a door declares it
 
 # Longest accepted value per field, in characters.
 MAX_CHARS: dict[str, int] = {
