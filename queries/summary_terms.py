@@ -3,13 +3,14 @@ summaries' list (`kg.queries.retrieve`) for a namespace the in-memory cache hold
 (`kg.queries.vectors`, which forgets a namespace's summaries when it evicts the namespace).
 
 Before each search the namespace's stamp (`retrieval/summary_stamp`) says whether any version was
-made, expired or deleted since; only then are the versions listed again, and only new ones' texts read.
+made, expired or deleted since; only then are the versions listed again, and only new ones' texts read
+and analysed.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -61,11 +62,16 @@ class SummaryTerms:
                 rows = [r for r in rows if r[0] in fields]  # one deleted in between is left out
             ids = [r[0] for r in rows]
             same = ids == held.ids  # the same versions: their postings stand (sessions may have merged)
+            # each version's terms are analysed once, when first read; a new version joins the others'
+            parts = {i: p for i, p in held.parts.items() if i in fields}
+            parts.update({i: (keywords.postings([fields[i][0]]), keywords.postings([fields[i][1]]))
+                          for i in ids if i not in parts})
             held = _Summaries(
                 fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
                 np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
-                held.text if same else keywords.postings([fields[i][0] for i in ids]),
-                held.topics if same else keywords.postings([fields[i][1] for i in ids]), stamp)
+                held.text if same else keywords.joined([(parts[i][0], row) for row, i in enumerate(ids)], len(ids)),
+                held.topics if same else keywords.joined([(parts[i][1], row) for row, i in enumerate(ids)], len(ids)),
+                stamp, parts)
             self._held[namespace] = held
             return held
 
@@ -82,6 +88,7 @@ class _Summaries:
     text: keywords.Postings
     topics: keywords.Postings  # the `keywords` field: topics and entities
     stamp: list[Any] | None = None  # retrieval/summary_stamp, read before the versions
+    parts: dict[str, tuple[keywords.Postings, keywords.Postings]] = field(default_factory=dict)  # each version's
 
     @classmethod
     def empty(cls) -> _Summaries:

@@ -289,7 +289,8 @@ class NamespaceVectors:
                 rows[i] = (*row[:5], follows, row[6], row[7], text is not None)
                 texts[i] = text
         terms = {**held.terms, "context": keywords.replaced(held.terms["context"], texts)}
-        block = _Block(revision, rows, held.turn, context, held.passages, held.owners, terms)
+        # the turns' own words did not change: the session's whole text stands (stage 1 reads it each search)
+        block = _Block(revision, rows, held.turn, context, held.passages, held.owners, terms, held._whole, held._last)
         self._keep(namespace, {**space.blocks, session_id: block}, space.complete)
 
     def _keep(self, namespace: str, blocks: dict[str, _Block], complete: bool) -> None:

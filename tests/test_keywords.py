@@ -138,3 +138,33 @@ async def test_context_keys_written_by_closing_are_searched_at_once(memory: Asyn
         loaded = await fresh.retrieve(namespace, "ryokan Arashiyama week", k=3, recipe="hybrid")
     assert [(h.turn.id, h.score) for h in heard] == [(h.turn.id, h.score) for h in loaded]
     assert len(heard) == 3  # the replies are found by their context keys' words
+
+
+async def test_a_session_summarized_again_is_searched_as_a_fresh_process_finds_it(memory: AsyncMemory,
+                                                                                  namespace: str) -> None:
+    """The summaries' BM25 terms are analysed once per version: after one session's summary is
+    replaced, the cached process ranks sessions as a process that reads every summary afresh."""
+    topics = {"s-kettle": "the red kettle whistles loudly every morning", "s-trip": "we booked a ryokan in Kyoto",
+              "s-run": "my marathon training plan has long runs on Sundays"}
+    for n, (sid, line) in enumerate(topics.items()):
+        await memory.add_turns(namespace, sid, [
+            {"role": "user", "text": f"{line}, part {i}", "ts": START + timedelta(days=n, minutes=i)} for i in range(3)])
+        await memory.close_session(namespace, sid)
+    questions = ["red kettle", "Kyoto ryokan temple", "marathon Sundays", "temple gardens"]
+    for q in questions:  # cached: the three first versions' terms
+        await memory.search_sessions(namespace, q, k=3)
+    await memory.add_turns(namespace, "s-trip", [  # the session's new centre: its new summary quotes these
+        {"role": "user", "text": f"the temple gardens were the best part, moss garden {i}",
+         "ts": START + timedelta(days=1, hours=2, minutes=i)} for i in range(5)])
+    await memory.close_session(namespace, "s-trip")
+    versions = await cypher_rows(memory, "MATCH (s:Summary {namespace: $ns, session_id: 's-trip', kind: 'session'}) "
+                                         "RETURN s.expired_at IS NULL AS current", ns=namespace)
+    assert sorted(r["current"] for r in versions) == [False, True]  # replaced, not added beside
+    texts = await cypher_rows(memory, "MATCH (s:Summary {namespace: $ns, session_id: 's-trip', kind: 'session'}) "
+                                      "WHERE s.expired_at IS NULL RETURN s.text AS text", ns=namespace)
+    assert "temple gardens" in texts[0]["text"]
+    heard = {q: [(a.session.id, a.score) for a in await memory.search_sessions(namespace, q, k=3)] for q in questions}
+    async with AsyncMemory(memory.settings) as fresh:
+        loaded = {q: [(a.session.id, a.score) for a in await fresh.search_sessions(namespace, q, k=3)] for q in questions}
+    assert heard == loaded
+    assert heard["temple gardens"][0][0] == "s-trip"
