@@ -10,7 +10,7 @@ and analysed.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -54,33 +54,31 @@ class SummaryTerms:
             rows.sort(key=lambda r: r[0])
             held = self._held.get(namespace) or _Summaries.empty()
             listed = {r[0] for r in rows}
-            fields = {i: f for i, f in held.fields.items() if i in listed}
-            missing = [r[0] for r in rows if r[0] not in fields]
-            if missing:
+            terms = {i: t for i, t in held.terms.items() if i in listed}
+            missing = [r[0] for r in rows if r[0] not in terms]
+            if missing:  # a version's text is read and analysed once; then its terms join the others'
                 read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
-                fields.update({i: (text, words) for i, text, words in read.get("rows", [])})
-                rows = [r for r in rows if r[0] in fields]  # one deleted in between is left out
+                terms.update({i: (keywords.postings([text]), keywords.postings([words]))
+                              for i, text, words in read.get("rows", [])})
+                rows = [r for r in rows if r[0] in terms]  # one deleted in between is left out
             ids = [r[0] for r in rows]
             same = ids == held.ids  # the same versions: their postings stand (sessions may have merged)
-            # each version's terms are analysed once, when first read; a new version joins the others'
-            parts = {i: p for i, p in held.parts.items() if i in fields}
-            parts.update({i: (keywords.postings([fields[i][0]]), keywords.postings([fields[i][1]]))
-                          for i in ids if i not in parts})
             held = _Summaries(
-                fields, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
+                terms, ids, [r[1] for r in rows], np.array([bool(r[2]) for r in rows], dtype=bool),
                 np.array([np.inf if r[3] is None else r[3] / 1e6 for r in rows], dtype=np.float64),
-                held.text if same else keywords.joined([(parts[i][0], row) for row, i in enumerate(ids)], len(ids)),
-                held.topics if same else keywords.joined([(parts[i][1], row) for row, i in enumerate(ids)], len(ids)),
-                stamp, parts)
+                held.text if same else keywords.joined([(terms[i][0], row) for row, i in enumerate(ids)], len(ids)),
+                held.topics if same else keywords.joined([(terms[i][1], row) for row, i in enumerate(ids)], len(ids)),
+                stamp)
             self._held[namespace] = held
             return held
 
 
 @dataclass
 class _Summaries:
-    """A namespace's summary versions in id order, with each field's postings (`fields`: the texts by id)."""
+    """A namespace's summary versions in id order, with each field's postings (`terms`: each version's
+    own, one row per field, by id)."""
 
-    fields: dict[str, tuple[str | None, str | None]]
+    terms: dict[str, tuple[keywords.Postings, keywords.Postings]]
     ids: list[str]
     sessions: list[str]
     current: np.ndarray
@@ -88,7 +86,6 @@ class _Summaries:
     text: keywords.Postings
     topics: keywords.Postings  # the `keywords` field: topics and entities
     stamp: list[Any] | None = None  # retrieval/summary_stamp, read before the versions
-    parts: dict[str, tuple[keywords.Postings, keywords.Postings]] = field(default_factory=dict)  # each version's
 
     @classmethod
     def empty(cls) -> _Summaries:

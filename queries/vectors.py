@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Awaitable
 
@@ -289,8 +289,8 @@ class NamespaceVectors:
                 rows[i] = (*row[:5], follows, row[6], row[7], text is not None)
                 texts[i] = text
         terms = {**held.terms, "context": keywords.replaced(held.terms["context"], texts)}
-        # the turns' own words did not change: the session's whole text stands (stage 1 reads it each search)
-        block = _Block(revision, rows, held.turn, context, held.passages, held.owners, terms, held._whole, held._last)
+        # the rest stands, the turns' own words with it: the session's whole text is not made again
+        block = replace(held, revision=revision, rows=rows, context=context, terms=terms)
         self._keep(namespace, {**space.blocks, session_id: block}, space.complete)
 
     def _keep(self, namespace: str, blocks: dict[str, _Block], complete: bool) -> None:

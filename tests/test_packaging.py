@@ -73,6 +73,15 @@ HEAVY = ("torch", "sentence_transformers", "onnxruntime", "tokenizers", "anthrop
          "opentelemetry", "langchain_core", "agents", "google.adk", "llama_index", "pydantic_ai", "agent_framework",
          "strands")
 LOADED = "import sys\n{code}\nprint(' '.join(sorted(m for m in {heavy!r} if m in sys.modules)))"
+KG_HELP = "from kg.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass"
+
+
+def loaded(code: str, modules: tuple[str, ...]) -> tuple[set[str], str]:
+    """Which of `modules` a fresh interpreter has imported after running `code`, and what it printed."""
+    done = subprocess.run([sys.executable, "-c", LOADED.format(code=code, heavy=modules)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split("\n")[-2].split()) if done.stdout.strip() else set(), done.stdout
 
 
 def test_import_kg_and_kg_help_load_nothing_heavy() -> None:
@@ -81,28 +90,22 @@ def test_import_kg_and_kg_help_load_nothing_heavy() -> None:
     facade = {"neo4j", "numpy"}
     for code, allowed in (
         ("import kg", set()),
-        ("from kg.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass", set()),
+        (KG_HELP, set()),
         ("from kg.cli import app\ntry:\n    app(['search', '--help'])\nexcept SystemExit:\n    pass", set()),
         ("from kg import Memory, AsyncMemory, Client, load_settings\nMemory, AsyncMemory, Client", facade),
     ):
-        done = subprocess.run([sys.executable, "-c", LOADED.format(code=code, heavy=HEAVY)], cwd=ROOT,
-                              capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-        loaded = set(done.stdout.split("\n")[-2].split()) if done.stdout.strip() else set()
-        assert loaded <= allowed, (code, loaded - allowed)
+        found, _ = loaded(code, HEAVY)
+        assert found <= allowed, (code, found - allowed)
 
 
 def test_kg_help_loads_no_pydantic_or_event_loop() -> None:
     """`kg --help` lists the commands without pydantic (the settings are read when a command runs),
     asyncio or the distributions' metadata: on a slow machine each of them is a tenth of a second.
     (A subcommand's `--help` loads pydantic: typer's own parameter adapters import it.)"""
-    code = "from kg.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass"
-    light = ("pydantic", "pydantic_settings", "asyncio", "importlib.metadata", "kg.core.settings.base")
-    done = subprocess.run([sys.executable, "-c", LOADED.format(code=code, heavy=light)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "Long-term conversational memory" in done.stdout
-    assert done.stdout.split("\n")[-2] == "", done.stdout.split("\n")[-2]  # the line LOADED printed
+    found, printed = loaded(KG_HELP, ("pydantic", "pydantic_settings", "asyncio", "importlib.metadata",
+                                      "kg.core.settings.base"))
+    assert "Long-term conversational memory" in printed
+    assert found == set(), found
 
 
 def test_tracing_off_imports_no_tracing_sdk() -> None:

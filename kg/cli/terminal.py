@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kg.core.extras import MissingExtra
+from kg.core.settings.errors import UnknownSettingError
 
 if TYPE_CHECKING:  # imported where used: `kg --help` loads no database driver or facade
     import asyncio
@@ -33,12 +34,7 @@ class Commands(typer.Typer):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().__call__(*args, **kwargs)
-        except Exception as exc:
-            # An UnknownSettingError can only come from the settings module once it is loaded; reading it
-            # from sys.modules spares `kg --help` importing pydantic-settings to name the class.
-            settings = sys.modules.get("kg.core.settings.base")
-            if not isinstance(exc, (MissingExtra, *((settings.UnknownSettingError,) if settings else ()))):
-                raise
+        except (MissingExtra, UnknownSettingError) as exc:
             err.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
             sys.exit(2)
 

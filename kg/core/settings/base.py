@@ -10,15 +10,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from kg.core.settings.errors import UnknownSettingError
+
 
 class Section(BaseModel):
     """A settings section: a typo such as `strategi` must fail, or the user runs on defaults unaware."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-class UnknownSettingError(ValueError):
-    """A key that no settings section defines."""
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
