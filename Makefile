@@ -34,8 +34,11 @@ demo: neo4j
 	$(KG) demo
 	$(PY) examples/serve_demo.py
 
+# two workers, a module at a time; the second starts a server of its own (tests/conftest.py)
+TEST_WORKERS ?= 2
+
 test: $(DEV) neo4j
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-pure: $(DEV)  # the tests that need no database (docs/architecture.md); no server is started
 	$(PY) -m pytest -m "not neo4j"

@@ -8,6 +8,12 @@ memory or a server itself.
 server is started first and every `Settings` of the run gets `neo4j://127.0.0.1:<bolt port>` and its
 password through the environment, so the driver fetches a routing table, sends reads and writes by
 access mode and chains bookmarks, as against a cluster.
+
+`make test` runs the suite in two pytest-xdist workers, a module per worker at a time (`--dist
+loadfile`: a module's fixtures are built once). The first worker uses the managed server `make test`
+started; every other worker starts a managed server of its own (its own home under the data folder,
+`test-workers/<worker>`, free ports, started when collection ends and stopped when the worker ends), so
+no test sees another worker's writes: a test may count every node of the database.
 """
 
 from __future__ import annotations
@@ -21,10 +27,13 @@ from typing import AsyncIterator, Iterator
 import pytest
 
 from kg import AsyncMemory, Memory, Settings, load_settings
+from kg.core.local_neo4j.server import LocalNeo4j
 from kg.core.store.store import resolve_connection
+from tests.ports import free_port
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 URI_SCHEMES = ("bolt", "neo4j")
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")  # pytest-xdist's name of this process; gw0 alone
 
 
 # fixtures that open the database; a test whose fixture closure holds one of them gets `neo4j`
@@ -38,10 +47,27 @@ DATABASE_FIXTURES = frozenset({
 })
 
 
+# a worker past the first runs a managed server of its own (a URI given by the environment is everyone's)
+OWN_SERVER = WORKER != "gw0" and not os.environ.get("KG_NEO4J__URI")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     scheme = os.environ.get("KG_TEST_URI_SCHEME", "bolt")
     if scheme not in URI_SCHEMES:
         raise pytest.UsageError(f"KG_TEST_URI_SCHEME must be one of {URI_SCHEMES}, got {scheme!r}")
+    if OWN_SERVER:
+        local = Settings().neo4j.local
+        os.environ["KG_NEO4J__LOCAL__DATA_DIR"] = str(local.data_dir.expanduser().resolve() / "test-workers" / WORKER)
+        os.environ["KG_NEO4J__LOCAL__BOLT_PORT"] = str(free_port())
+        os.environ["KG_NEO4J__LOCAL__HTTP_PORT"] = str(free_port())
+        load_settings.cache_clear()
+
+
+# the modules of a minute or more (spare servers, dozens of `kg` processes) run first: with two
+# workers the run then ends on short modules instead of on one worker's long one
+SLOW_FIRST = ("test_faults.py", "test_schema.py", "test_export_search.py", "test_embedding_fallback_db.py",
+              "test_doors_agree.py", "test_local_server.py", "test_lg_postgres_async_store.py",
+              "test_local_secrets.py", "test_coding_agent_hooks.py", "test_neo4j_jars.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
@@ -49,6 +75,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.neo4j)
+    rank = {name: n for n, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: a module stays whole
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -60,12 +88,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     needed = any(item.get_closest_marker("neo4j") for item in session.items)
     if not needed or session.config.option.collectonly:
         return
+    if OWN_SERVER:
+        resolve_connection(Settings())  # this worker's own server, started now (its ports were free a moment ago)
     if os.environ.get("KG_TEST_URI_SCHEME", "bolt") == "neo4j" and not os.environ.get("KG_NEO4J__URI"):
         conn = resolve_connection(Settings())  # the managed server, started now
         os.environ["KG_NEO4J__URI"] = conn.uri.replace("bolt://", "neo4j://", 1)
         if conn.password is not None:
             os.environ["KG_NEO4J__PASSWORD"] = conn.password
         load_settings.cache_clear()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if OWN_SERVER:
+        LocalNeo4j(load_settings().neo4j.local).stop(echo=lambda _: None)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own teardown: the module's fixtures are gone by then

@@ -4,7 +4,6 @@ it as markup), help texts that keep `[http]`, and `kg search` answered by a runn
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,16 +13,11 @@ from pathlib import Path
 import httpx
 
 from kg import AsyncMemory
+from tests.ports import free_port
 
 REPO = Path(__file__).resolve().parents[1]
 KG = [sys.executable, "-m", "kg.cli"]
 STORED = "uv add psycopg[binary] and [bold]not bold[/bold]"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def kg(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:

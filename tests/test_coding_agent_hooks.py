@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import pytest
 
 from kg import Memory, load_settings
 from tests.cypher_state import cypher_value
+from tests.ports import free_port
 
 pytestmark = pytest.mark.neo4j
 
@@ -28,12 +28,6 @@ REPO = Path(__file__).resolve().parents[1]
 HOOKS = REPO / "tests" / "fixtures" / "hooks"
 PLUGIN = REPO / "examples" / "claude-code-plugin"
 SESSION = "9d3f6c2a-4b1e-4f7a-9c8d-2e5f1a7b3c6d"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for(what: str, check, seconds: float = 180) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import socket
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,17 +26,12 @@ from kg.ingest.reembed import reembed_fallback
 from tests.cypher_state import cypher_value
 from tests.fake_llm import FakeLLM, Reply, SeenRequest
 from tests.http_client import running
+from tests.ports import free_port
 
 pytestmark = pytest.mark.neo4j
 
 VOYAGE, LOCAL = "voyage/voyage-3.5-lite", "local/all-MiniLM-L6-v2-int8"
 DIM = 1024
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def bag_of_words(text: str) -> list[float]:

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -34,18 +33,13 @@ from kg.jobs.kinds import JobKind, extract_session
 from kg.jobs.worker import Worker
 from tests.cypher_state import cypher_rows
 from tests.fake_llm import FakeLLM, Reply, anthropic_echo, fake_llm, recording
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-ant-api03-FAULTTEST-never-log-me-0123456789"
 T0 = datetime(2025, 4, 1, 9, 0, tzinfo=timezone.utc)
 FAST_JOBS = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=3.0, heartbeat_s=1.0,
                         poll_s=0.1, concurrency=1)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def text(i: int, who: str = "Dana") -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 from typing import AsyncIterator
 
 import httpx
@@ -17,6 +16,7 @@ from kg import AsyncMemory
 from kg.access import key_digest
 from kg.http import create_app
 from tests.http_client import api, msg, running, settings_with
+from tests.ports import free_port
 
 KEY_A, KEY_B, KEY_ALL = "key-a-5f1c0e", "key-b-93ad71", "key-all-27bb04"
 T0 = "2025-05-01T12:00:00Z"
@@ -216,12 +216,6 @@ async def test_missing_or_unknown_keys_get_401_and_are_never_logged(
     assert KEY_B not in repr(settings) and KEY_B not in str(settings.http)
     for secret in (KEY_A, KEY_B, KEY_ALL, "guess-" + KEY_A):
         assert secret not in caplog.text
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def test_real_uvicorn_on_loopback(memory: AsyncMemory, namespace: str) -> None:

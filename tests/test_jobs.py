@@ -28,6 +28,7 @@ from kg.jobs.queue import JobQueue, JobRun, LeaseLost, PermanentJobError, backof
 from kg.jobs.sweeps import SWEEPS, latest_fire, reindex, run_sweep
 from kg.jobs.worker import Worker
 from tests.cypher_state import cypher_rows, cypher_value
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = JobSettings(max_attempts=3, backoff_initial_s=0.05, backoff_max_s=0.2, lease_s=1.0, heartbeat_s=0.3,
@@ -344,14 +345,6 @@ async def test_serve_summarizes_and_indexes_a_session_by_itself(memory: AsyncMem
     assert session is not None and session.status == "closed"
     assert [s.kind for s in await memory.summaries(namespace, "s-served")] == ["session"]
     assert {f.predicate for f in await memory.facts(namespace, "Dana")} >= {"lives_in", "works_at"}
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def test_jobs_of_a_session_a_resend_renamed_end_superseded_not_dead(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import socket
 import stat
 import threading
 from pathlib import Path
@@ -20,14 +19,9 @@ from kg.core.local_neo4j.server import LocalNeo4j
 from kg.core.settings.tree import HttpSettings
 from kg.http import create_app
 from tests.http_client import running
+from tests.ports import free_port
 
 pytestmark = pytest.mark.neo4j  # a spare managed server; an app that opens the database
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def command_lines() -> list[str]:

@@ -15,6 +15,7 @@ import pytest
 from kg import load_settings
 from kg.core.local_neo4j.server import LocalNeo4j, LocalServerError
 from kg.core.settings.tree import LocalServerSettings
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,12 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def local(tmp_path: Path, **overrides) -> LocalNeo4j:
     base = load_settings().neo4j.local
     return LocalNeo4j(base.model_copy(update={"data_dir": tmp_path, **overrides}))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.neo4j  # the managed test server, running
