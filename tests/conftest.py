@@ -11,15 +11,18 @@ access mode and chains bookmarks, as against a cluster.
 
 `make test` runs the suite in two pytest-xdist workers, a module per worker at a time (`--dist
 loadfile`: a module's fixtures are built once). The first worker uses the managed server `make test`
-started; every other worker starts a managed server of its own (its own home under the data folder,
-`test-workers/<worker>`, free ports, started when collection ends and stopped when the worker ends), so
-no test sees another worker's writes: a test may count every node of the database.
+started; every other worker starts a managed server of its own, in a home of the run's own (a
+temporary folder, free ports: two runs at once never share it), started when collection ends, stopped
+and removed when the worker ends. So no test sees another worker's writes: a test may count every node
+of the database.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 from typing import AsyncIterator, Iterator
@@ -56,8 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if scheme not in URI_SCHEMES:
         raise pytest.UsageError(f"KG_TEST_URI_SCHEME must be one of {URI_SCHEMES}, got {scheme!r}")
     if OWN_SERVER:
-        local = Settings().neo4j.local
-        os.environ["KG_NEO4J__LOCAL__DATA_DIR"] = str(local.data_dir.expanduser().resolve() / "test-workers" / WORKER)
+        os.environ["KG_NEO4J__LOCAL__DATA_DIR"] = tempfile.mkdtemp(prefix=f"kg-test-{WORKER}-")  # private (0700)
         os.environ["KG_NEO4J__LOCAL__BOLT_PORT"] = str(free_port())
         os.environ["KG_NEO4J__LOCAL__HTTP_PORT"] = str(free_port())
         load_settings.cache_clear()
@@ -101,6 +103,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if OWN_SERVER:
         LocalNeo4j(load_settings().neo4j.local).stop(echo=lambda _: None)
+        shutil.rmtree(os.environ["KG_NEO4J__LOCAL__DATA_DIR"], ignore_errors=True)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own teardown: the module's fixtures are gone by then
