@@ -45,6 +45,9 @@ class VectorSink(Protocol):
         """The session's turns' new context keys, by turn id: the key's vector (None: the turn's own
         stands in), whether the turn before it asked a question, and the key's text."""
 
+    def summaries_written(self, namespace: str, rows: list[tuple[str, str | None, str | None]]) -> None:
+        """New summary versions of the namespace, as stored: [id, text, keywords] each."""
+
 
 def revisions(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Revision]:
     """The rows of `sessions/vector_revisions` by (namespace, session id)."""

@@ -4,7 +4,8 @@ summaries' list (`kg.queries.retrieve`) for a namespace the in-memory cache hold
 
 Before each search the namespace's stamp (`retrieval/summary_stamp`) says whether any version was
 made, expired or deleted since; only then are the versions listed again, and only new ones' texts read
-and analysed.
+and analysed. A version this process wrote (`written`, told by the summaries' writer after its commit)
+is analysed then, for a namespace held here, so the first search after closing a session reads no text.
 """
 
 from __future__ import annotations
@@ -21,15 +22,30 @@ from kg.core.store.store import Store
 from . import keywords
 from .fusion import ranked
 
+Terms = tuple[keywords.Postings, keywords.Postings]  # a version's text, then its keywords
+
+
+def _terms(text: str | None, words: str | None) -> Terms:
+    """A version's BM25 terms: its text's and its keywords' (the two fields of the summary index)."""
+    return keywords.postings([text]), keywords.postings([words])
+
 
 class SummaryTerms:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._locks: dict[str, asyncio.Lock] = {}
         self._held: dict[str, _Summaries] = {}
+        self._fresh: dict[str, dict[str, Terms]] = {}  # versions written here, not listed yet
 
     def forget(self, namespace: str) -> None:
         self._held.pop(namespace, None)
+        self._fresh.pop(namespace, None)
+
+    def written(self, namespace: str, rows: list[tuple[str, str | None, str | None]]) -> None:
+        """New versions of a namespace held here, as stored ([id, text, keywords] each): their terms,
+        taken by the next search that lists them (one of a namespace not held is read by then)."""
+        if namespace in self._held:
+            self._fresh.setdefault(namespace, {}).update({i: _terms(text, words) for i, text, words in rows})
 
     async def search(self, namespace: str, query: str, depth: int, as_of: datetime | None) -> list[str]:
         """Sessions in the order their best current summary matches `query` by BM25 over its text and
@@ -54,12 +70,14 @@ class SummaryTerms:
             rows.sort(key=lambda r: r[0])
             held = self._held.get(namespace) or _Summaries.empty()
             listed = {r[0] for r in rows}
-            terms = {i: t for i, t in held.terms.items() if i in listed}
+            fresh = self._fresh.pop(namespace, {})
+            if unlisted := {i: t for i, t in fresh.items() if i not in listed}:  # committed after the listing
+                self._fresh[namespace] = unlisted
+            terms = {i: t for i, t in {**held.terms, **fresh}.items() if i in listed}
             missing = [r[0] for r in rows if r[0] not in terms]
             if missing:  # a version's text is read and analysed once; then its terms join the others'
                 read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
-                terms.update({i: (keywords.postings([text]), keywords.postings([words]))
-                              for i, text, words in read.get("rows", [])})
+                terms.update({i: _terms(text, words) for i, text, words in read.get("rows", [])})
                 rows = [r for r in rows if r[0] in terms]  # one deleted in between is left out
             ids = [r[0] for r in rows]
             same = ids == held.ids  # the same versions: their postings stand (sessions may have merged)
@@ -78,7 +96,7 @@ class _Summaries:
     """A namespace's summary versions in id order, with each field's postings (`terms`: each version's
     own, one row per field, by id)."""
 
-    terms: dict[str, tuple[keywords.Postings, keywords.Postings]]
+    terms: dict[str, Terms]
     ids: list[str]
     sessions: list[str]
     current: np.ndarray

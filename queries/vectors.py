@@ -293,6 +293,10 @@ class NamespaceVectors:
         block = replace(held, revision=revision, rows=rows, context=context, terms=terms)
         self._keep(namespace, {**space.blocks, session_id: block}, space.complete)
 
+    def summaries_written(self, namespace: str, rows: list[tuple[str, str | None, str | None]]) -> None:
+        """New summary versions (a session summarized): their BM25 terms, analysed now."""
+        self.summaries.written(namespace, rows)
+
     def _keep(self, namespace: str, blocks: dict[str, _Block], complete: bool) -> None:
         self._spaces[namespace] = _join(blocks, complete)
         self._spaces.move_to_end(namespace)

@@ -142,8 +142,9 @@ async def test_context_keys_written_by_closing_are_searched_at_once(memory: Asyn
 
 async def test_a_session_summarized_again_is_searched_as_a_fresh_process_finds_it(memory: AsyncMemory,
                                                                                   namespace: str) -> None:
-    """The summaries' BM25 terms are analysed once per version: after one session's summary is
-    replaced, the cached process ranks sessions as a process that reads every summary afresh."""
+    """The summaries' BM25 terms are analysed once per version, the new version's by the process that
+    wrote it (when it closed the session, not read back): after one session's summary is replaced, the
+    cached process ranks sessions as a process that reads every summary afresh."""
     topics = {"s-kettle": "the red kettle whistles loudly every morning", "s-trip": "we booked a ryokan in Kyoto",
               "s-run": "my marathon training plan has long runs on Sundays"}
     for n, (sid, line) in enumerate(topics.items()):

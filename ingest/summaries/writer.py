@@ -177,6 +177,7 @@ class SessionSummarizer:
 
         revised, written = (await self.store.transaction(write)) if made else ([], [])
         self._tell_sink(revised, context)
+        self._tell_summaries([r["summary"] for r in written])
         summaries = {**reused, **{(r["namespace"], r["session_id"]): summary_from_props(r["summary"]) for r in written}}
         for ns, sid, close in longer:  # closed and read above: what is left is the summarizing
             found = await self.summarize(ns, sid, now=now, open_=not close,
@@ -293,6 +294,16 @@ class SessionSummarizer:
         for (namespace, session_id), revision in revisions(revised).items():
             self.sink.contexts_written(namespace, session_id, revision, keys)
 
+    def _tell_summaries(self, written: list[dict[str, Any]]) -> None:
+        """The sink hears the summary versions a write committed (their stored props), by namespace."""
+        if self.sink is None:
+            return
+        by_namespace: dict[str, list[tuple[str, str | None, str | None]]] = {}
+        for props in written:
+            by_namespace.setdefault(props["namespace"], []).append((props["id"], props.get("text"), props.get("keywords")))
+        for namespace, rows in by_namespace.items():
+            self.sink.summaries_written(namespace, rows)
+
     def _pending(self, namespace: str, session_id: str, kind: str, slot: str, level: int, covered: list[ChunkTurn],
                  draft: SummaryDraft, prompt_version: str, children: list[str], model: str | None) -> "Pending":
         """What a new version of the summary in `slot` writes, its vector begun (`Pending.vector`)."""
@@ -330,7 +341,9 @@ class SessionSummarizer:
                 await done.write(tx, rows[0]["summary"]["version"])
             return rows[0]["summary"]
 
-        return summary_from_props(await self.store.transaction(work))
+        props = await self.store.transaction(work)
+        self._tell_summaries([props])
+        return summary_from_props(props)
 
 
 async def _close(tx: Tx, sessions: list[dict[str, Any]], now: datetime) -> None:
