@@ -5,6 +5,9 @@ so re-embedding needs no extraction or summarization: each kind below pages thro
 id and writes new vectors, and turns their rebuilt key (`Turn.key_text`, kg.ingest.turn_keys).
 A new kind of vector adds a line to `EMBEDDED` and its two Cypher files.
 
+Turns' token vectors (late interaction, `[embedding] late`) are made again last, by `encode_late`,
+which also fills them in for turns written without them (`embed_missing`, the backfill job).
+
 `kg reembed --fallback` (`reembed_fallback`) replaces only the turn vectors the fallback embedder made
 while the primary was down (kg.core.embedders.fallback), with no index rebuilt; the `embed_backfill`
 job does the same per namespace on the `embeddings` schedule.
@@ -14,15 +17,18 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kg.core.embedders.base import Embedder, embed_async
-from kg.core.embedders.configured import embedder_for
+from kg.core.embedders.configured import embedder_for, late_for
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store
 
 from .summaries.keys import context_vectors, quoted_vector
 from .turn_keys import embed_keys, row_key
+
+if TYPE_CHECKING:
+    from kg.core.embedders.late import LateEncoder
 
 PAGE = 512
 
@@ -83,11 +89,35 @@ async def _embed_kind(store: Store, embedder: Embedder, kind: EmbeddedKind, sett
     return done
 
 
-async def embed_missing(store: Store, embedder: Embedder, settings: Settings, namespace: str) -> dict[str, int]:
+async def encode_late(store: Store, late: LateEncoder, settings: Settings, namespace: str | None = None,
+                      missing: bool = False, on_page: Callable[[int], None] | None = None) -> int:
+    """Token vectors (late interaction) of turns' keys: every turn, or (`namespace`, `missing`) one
+    namespace's turns that have none. Each page commits on its own. How many."""
+    after, done = "", 0
+    while page := await store.read("turns/for_reembed", after=after, limit=PAGE, namespace=namespace,
+                                   missing="late_tokens" if missing else None):
+        after = page[-1]["id"]
+        keys = [(r["id"], row_key(r)) for r in page if r["text"]]
+        if keys:
+            tokens = await asyncio.wrap_future(late.submit_keys([k for _, k in keys], settings.ingest.max_passages))
+            await store.write("turns/set_late_tokens", rows=[{"id": i, "tokens": t} for (i, _), t in zip(keys, tokens)])
+        done += len(keys)
+        if on_page:
+            on_page(len(page))
+        if len(page) < PAGE:
+            break
+    return done
+
+
+async def embed_missing(store: Store, embedder: Embedder, settings: Settings, namespace: str,
+                        late: LateEncoder | None = None) -> dict[str, int]:
     """Embed what one namespace holds without its vector (an import of a file exported without
-    vectors), by the same kinds and statements as `reembed`: searches then read what they read in
-    the namespace the file came from. Returns the count per kind."""
-    return {kind.name: await _embed_kind(store, embedder, kind, settings, namespace, True) for kind in EMBEDDED}
+    vectors), by the same kinds and statements as `reembed`, and the turns' token vectors with `late`:
+    searches then read what they read in the namespace the file came from. Returns the count per kind."""
+    counts = {kind.name: await _embed_kind(store, embedder, kind, settings, namespace, True) for kind in EMBEDDED}
+    if late is not None:
+        counts["turn_tokens"] = await encode_late(store, late, settings, namespace, missing=True)
+    return counts
 
 
 async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
@@ -111,6 +141,9 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
         for kind in EMBEDDED:
             per_kind[kind.name] = await _embed_kind(store, embedder, kind, settings, None, False, progress)
         await store.rebuild_vector_indexes(embedder.name, embedder.dim)
+        late = await asyncio.to_thread(late_for, settings.embedding)
+        if late is not None:  # token vectors are not indexed: searches read them as soon as they are written
+            per_kind["turn_tokens"] = await encode_late(store, late, settings)
         return per_kind
     finally:
         await store.close()

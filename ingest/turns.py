@@ -11,7 +11,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, AsyncIterator, Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterable, Protocol
 
 from kg.core.embedders.base import Embedder
 from kg.core.embedders.fallback import FallbackChain
@@ -22,6 +22,9 @@ from kg.core.store.store import Store, Tx
 
 from .sessions import LastTurn, SessionAssigner, TurnIds, auto_session_id, is_auto, runs
 from .turn_keys import embed_keys, turn_key
+
+if TYPE_CHECKING:
+    from kg.core.embedders.late import LateEncoder
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +40,8 @@ class VectorSink(Protocol):
     def turns_written(self, namespace: str, session_id: str, revision: Revision, rows: list[list[Any]],
                       new: bool) -> None:
         """`rows`: [id, session_id, idx, speaker, ts in epoch µs, follows_question, embedding,
-        context_embedding, passage_embeddings, role, key_text, context_text], appended at the
-        session's end; `new`: the session had no turns before."""
+        context_embedding, passage_embeddings, role, key_text, context_text, characters of its text,
+        late_tokens], appended at the session's end; `new`: the session had no turns before."""
 
     def contexts_written(self, namespace: str, session_id: str, revision: Revision,
                          keys: dict[str, tuple[list[float] | None, bool, str]]) -> None:
@@ -68,6 +71,7 @@ class PreparedTurn:
     passages: list[float] | None = None  # a long key's later parts' vectors, flattened (kg.ingest.turn_keys)
     embedding_model: str | None = None
     fallback: bool = False  # embedded by the fallback embedder: stored apart from the primary's vectors
+    late: bytes | None = None  # the key's token vectors, packed (kg.core.embedders.late); None: late interaction off
 
     @property
     def key(self) -> str:
@@ -77,12 +81,14 @@ class PreparedTurn:
 
 class TurnWriter:
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, fallback: Embedder | None = None,
-                 sink: VectorSink | None = None) -> None:
+                 sink: VectorSink | None = None, late: LateEncoder | None = None) -> None:
         """`fallback` embeds a batch the primary `embedder` fails on (kg.core.embedders.fallback);
-        `sink` hears the vectors each batch committed."""
+        `sink` hears the vectors each batch committed; `late` encodes each key's tokens too
+        (kg.core.embedders.late), beside the embedder."""
         self.store = store
         self.sink = sink
         self.embedder = embedder
+        self.late = late
         self.chain = FallbackChain(embedder, fallback)
         self.settings = settings
         self.assigner = SessionAssigner(timedelta(minutes=settings.session.gap_minutes))
@@ -233,7 +239,14 @@ class TurnWriter:
             models.append(embedded.model)
             return embedded.vectors
 
+        # the token vectors on the late encoder's threads while the embedder's run
+        tokens = self.late.submit_keys([p.key for p in todo], self.settings.ingest.max_passages) \
+            if self.late is not None else None
         keyed = await embed_keys(self.embedder, [p.key for p in todo], self.settings.ingest, embed)
+        if tokens is not None:
+            packed: list[bytes] = await asyncio.wrap_future(tokens)
+            for p, key_tokens in zip(todo, packed):
+                p.late = key_tokens
         fallback = self.chain.is_fallback(models[0])
         for p, kv in zip(todo, keyed):
             # the fallback's vectors are compared with nothing but its own index: no passages for them
@@ -284,7 +297,7 @@ class TurnWriter:
                     "role": p.message.role, "speaker": p.message.speaker, "text": p.message.text,
                     "ts": p.message.ts, "external_id": p.message.external_id, "verbatim": p.message.verbatim,
                     "embedding": p.embedding, "passages": p.passages,
-                    "embedding_model": p.embedding_model, "fallback": p.fallback, "prev_id": prev,
+                    "embedding_model": p.embedding_model, "fallback": p.fallback, "prev_id": prev, "late": p.late,
                     "key_text": p.key, **attachment_columns(p.message.attachments),
                     "trust": None if p.message.trust == "trusted" else p.message.trust,  # marked when untrusted
                 })
@@ -308,7 +321,8 @@ class TurnWriter:
                 now_at = revisions(await tx.run("sessions/vector_revisions", sessions=[list(k) for k in told]))
                 for key in told:
                     vectors = [[r["id"], r["session_id"], r["idx"], r["speaker"], epoch_us(r["ts"]), False,
-                                r["embedding"], None, r["passages"], r["role"], r["key_text"], None, len(r["text"])]
+                                r["embedding"], None, r["passages"], r["role"], r["key_text"], None, len(r["text"]),
+                                r["late"]]
                                for r in rows if (r["namespace"], r["session_id"]) == key and not r["fallback"]]
                     heard.append((key, now_at[key], vectors, state[key]["message_count"] == 0))
             return len(rows)

@@ -8,7 +8,7 @@ import json
 from datetime import datetime, timezone
 from tempfile import TemporaryFile
 from types import TracebackType
-from typing import IO, Any, AsyncIterator, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator
 
 from kg.core.embedders.base import Embedder
 from kg.core.models import export as fmt
@@ -18,6 +18,9 @@ from kg.core.models.turns import check_namespace
 from kg.core.settings.tree import Settings
 from kg.core.store.store import Store
 from kg.ingest.reembed import embed_missing
+
+if TYPE_CHECKING:
+    from kg.core.embedders.late import LateEncoder
 
 BATCH = 500
 
@@ -62,10 +65,10 @@ async def _pages(store: Store, statement: str, refs: list[str], **params: Any) -
 
 
 async def import_records(store: Store, embedder: Embedder, settings: Settings, namespace: str,
-                         records: Iterable[dict[str, Any]]) -> ImportReport:
+                         records: Iterable[dict[str, Any]], late: LateEncoder | None = None) -> ImportReport:
     """Exported records into `namespace` (`AsyncMemory.import_records`). Two readings of the records:
     the first checks every line and gathers the ids (a bad file writes nothing), the second writes
-    batch by batch; neither holds the file."""
+    batch by batch; neither holds the file. Turns' token vectors are never in a file: `late` makes them."""
     check_namespace(namespace)
     with _Twice(records) as twice:
         report, ids = _survey(namespace, twice)
@@ -89,7 +92,7 @@ async def import_records(store: Store, embedder: Embedder, settings: Settings, n
         await _edges(store, edges, report)
     # what searches read that the file did not carry (exported without vectors, or from another
     # embedder) is embedded again by the code that embeds it everywhere else (kg.ingest.reembed)
-    report.embedded = await embed_missing(store, embedder, settings, namespace)
+    report.embedded = await embed_missing(store, embedder, settings, namespace, late)
     return report
 
 

@@ -12,10 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from kg.core.embedders.base import Embedder
 from kg.core.models.turns import IngestReport, Message, check_namespace
-from kg.core.settings.tree import Settings
-from kg.core.store.store import Store
 from kg.ingest.history.chatgpt import read_chatgpt
 from kg.ingest.history.claude_code import read_claude_code, session_files
 from kg.ingest.history.messages import FORMATS, Format, read_messages
@@ -58,11 +55,10 @@ def messages(namespace: str, source: str | os.PathLike[str] | bytes, format: For
     return read_messages(data, name, namespace, format, sid, start, tools)
 
 
-async def write(store: Store, embedder: Embedder, settings: Settings, fallback: Embedder | None,
-                items: Iterable[Item]) -> IngestReport:
-    """The messages through the one ingest path; the rejected lines in the report."""
+async def write(writer: TurnWriter, items: Iterable[Item]) -> IngestReport:
+    """The messages through the one ingest path (`writer`, the facade's); the rejected lines in the report."""
     rejected: list[str] = []
-    report = await TurnWriter(store, embedder, settings, fallback).write(messages_only(items, rejected))
+    report = await writer.write(messages_only(items, rejected))
     report.rejected.extend(rejected)
     return report
 

@@ -136,7 +136,8 @@ class AsyncMemory(Engine):
         return await self._turn_writer().write(messages, on_batch)
 
     def _turn_writer(self) -> TurnWriter:
-        return TurnWriter(self.store, self.embedder, self.settings, self.fallback_embedder, self.vector_sink())
+        return TurnWriter(self.store, self.embedder, self.settings, self.fallback_embedder, self.vector_sink(),
+                          self.late_encoder)
 
     def vector_sink(self) -> VectorSink | None:
         """The retriever's in-memory vectors, told what this process writes (`kg.ingest.turns.VectorSink`)."""
@@ -272,7 +273,7 @@ class AsyncMemory(Engine):
         if self._retriever_cache is None or self._retriever_cache.store is not self.store:
             self._retriever_cache = Retriever(self.store, self.embedder, self.settings.memory.retrieval,
                                               reranker_source(self.settings), self.settings.memory.vectors,
-                                              self.fallback_embedder)
+                                              self.fallback_embedder, self.late_encoder)
         return self._retriever_cache
 
     def _recipe(self, recipe: str | Recipe | None) -> Recipe:
@@ -500,7 +501,8 @@ class AsyncMemory(Engine):
         namespace than the exported one, ids get new values derived from both (ids are unique across
         namespaces); session ids stay. Idempotent: what is already there is kept, a second import
         creates nothing. ExportFormatError names the first bad line."""
-        return await _export.import_records(self.store, self.embedder, self.settings, namespace, records)
+        return await _export.import_records(self.store, self.embedder, self.settings, namespace, records,
+                                            self.late_encoder)
 
     # -- a user's existing history (kg._history_import; docs/import.md) -------------------------
     async def import_claude_code(self, namespace: str, source: str | os.PathLike[str] | bytes, tools: bool = True,
@@ -529,7 +531,7 @@ class AsyncMemory(Engine):
         return await self._import(_history_import.messages(namespace, source, format, session_id, start, tools))
 
     async def _import(self, items: Iterable[_history_import.Item]) -> IngestReport:
-        return await _history_import.write(self.store, self.embedder, self.settings, self.fallback_embedder, items)
+        return await _history_import.write(self._turn_writer(), items)
 
     # -- review: why, what changed, undo, confirm (kg._review; docs/trust.md) -------------------
     async def explain(self, namespace: str, id: str) -> Explanation:

@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from kg.core.embedders.base import Embedder
-from kg.core.embedders.configured import embedder_for, fallback_for
+from kg.core.embedders.configured import embedder_for, fallback_for, late_for
 from kg.core.llm.transport import llm_configured
 from kg.core.models.turns import Session
 from kg.core.models.values import native_props
@@ -33,6 +33,7 @@ from kg.ingest.summaries.writer import SessionSummarizer
 from kg.ingest.turns import VectorSink
 
 if TYPE_CHECKING:
+    from kg.core.embedders.late import LateEncoder
     from kg.ingest.corrections.maintain import ClusterLabeler
     from kg.ingest.corrections.policy import CorrectionJudge
 
@@ -45,6 +46,7 @@ class Engine:
         self._store: Store | None = None
         self._embedder: Embedder | None = None
         self._fallback: Embedder | None = None  # [embedding] fallback, when the primary is remote
+        self._late: LateEncoder | None = None  # [embedding] late: token vectors of turn keys
         self.predicate_resolver: PredicateResolver | None = None  # unknown predicates: "many" without one
         self.correction_judge: CorrectionJudge | None = None  # AUDN by an LLM; None: the deterministic policy
         self.correction_labeler: ClusterLabeler | None = None  # cluster names by an LLM; None: keyphrases
@@ -78,6 +80,7 @@ class Engine:
             embedder = self.embedder
             await store.migrate(embedder.name, embedder.dim)
             self._fallback = await asyncio.to_thread(fallback_for, self.settings.embedding)
+            self._late = await asyncio.to_thread(_late_encoder, self.settings, warm)
             if self._fallback is not None:
                 await store.ensure_fallback_space(self._fallback.name, self._fallback.dim)
         except BaseException:
@@ -160,6 +163,12 @@ class Engine:
         return self._embedder
 
     @property
+    def late_encoder(self) -> LateEncoder | None:
+        """The late interaction encoder (`[embedding] late`), or None when it is off or not installed."""
+        self.store  # noqa: B018 - raises when not open
+        return self._late
+
+    @property
     def fallback_embedder(self) -> Embedder | None:
         """What writes and queries fall back to when the primary embedder fails (kg.core.embedders.fallback)."""
         self.store  # noqa: B018 - raises when not open
@@ -224,6 +233,13 @@ def _load(embedder: Embedder) -> None:
     load = getattr(embedder, "load", None)  # remote embedders have nothing to load
     if load is not None:
         load()
+
+
+def _late_encoder(settings: Settings, warm: bool) -> LateEncoder | None:
+    late = late_for(settings.embedding)
+    if late is not None and warm:
+        late.load()
+    return late
 
 
 def _embedder(settings: Settings, warm: bool) -> Embedder:

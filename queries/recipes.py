@@ -7,6 +7,8 @@
                   a turn is found by its own words whatever its neighbours say), fused by
                   reciprocal rank fusion, with the query's time window, named speakers and
                   question/answer adjacency as boosts
+                  and, where token vectors are kept (`[embedding] late`), a late-interaction list
+                  over the fused lists' first turns
     hierarchical  hybrid, then two stages: sessions ranked by their best turns, their whole text
                   and their summaries (stage 1), turns re-ranked inside the top `sessions` (stage 2),
                   top-K
@@ -31,6 +33,9 @@ from kg.core.vocabulary import RECIPE_ALIASES, RerankerKind
 Method = Literal["vector", "fulltext"]
 RESTATED = 0.8  # MiniLM cosine of a near restatement ("my 5K best is 27:10" / "a new 5K best: 25:40": 0.80); at 0.5 LoCoMo's chit-chat turns were reordered (turn R@10 0.79 -> 0.67)
 Key = Literal["turn", "context"]
+# the late list's weight in the named hybrid recipes: 1, 2, 3 each gained both development splits, 4 lost
+# LoCoMo turn recall (docs/retrieval.md, "Late interaction")
+LATE = 3.0
 
 
 class Boosts(BaseModel):
@@ -102,6 +107,12 @@ class Recipe(BaseModel):
     # 0.824 -> 0.874); LoCoMo, whose turns are short, does not move (docs/retrieval.md); 1: no cut
     long_turn_chars: int = Field(500, ge=1)
     long_turn_context_weight: float = Field(0.5, ge=0, le=1)
+    # the late list (`kg.core.embedders.late`, `[embedding] late`): the first `late_top_n` turns of the
+    # fused lists ranked again by late interaction (each query token's best match among the turn's
+    # token vectors, summed), fused with the other lists at `late_weight`; 0, or no encoder installed:
+    # not read, the ranking is the one without it. A turn without token vectors is not on the list.
+    late_weight: float = Field(0.0, ge=0)
+    late_top_n: int = Field(50, ge=2)
 
 
     @model_validator(mode="after")
@@ -117,8 +128,9 @@ class Recipe(BaseModel):
 _BOOSTS = Boosts(speaker=0.7, role=2.0, time=2.0, answer=0.5, restated=RESTATED)
 FLAT = Recipe(name="flat", lists=(("vector", "turn"),))
 BM25 = Recipe(name="bm25", lists=(("fulltext", "turn"),))
-HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True)
-HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, content_words=True, two_stage=True, feedback_turns=5)
+HYBRID = Recipe(name="hybrid", boosts=_BOOSTS, content_words=True, late_weight=LATE)
+HIERARCHICAL = Recipe(name="hierarchical", boosts=_BOOSTS, content_words=True, two_stage=True, feedback_turns=5,
+                      late_weight=LATE)
 RECIPES: dict[str, Recipe] = {r.name: r for r in (FLAT, BM25, HYBRID, HIERARCHICAL)}
 # The names of the old per-door search methods, kept so `strategy=vector` still means the same ranking.
 ALIASES = RECIPE_ALIASES

@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from kg.core.embedders.base import Embedder, embed_async
 from kg.core.embedders.fallback import FallbackChain
+from kg.core.embedders.late import LateEncoder
 from kg.core.models.turns import Turn, as_utc
 from kg.core.settings.memory import RetrievalSettings, VectorSearchSettings
 from kg.core.store.store import Store
@@ -44,6 +46,7 @@ from . import candidates as cand
 from . import feedback
 from .analysis import TimeWindow, addressed_role, content_terms, named_speakers, time_window
 from .fusion import best_per_group, group_scores, ranking, rrf
+from .late import late_list
 from .recency import restated_first
 from .recipes import RECIPES, Key, Method, Recipe
 from .rerank import Reranker, local_reranker, passage, rerank
@@ -78,11 +81,12 @@ RerankerSource = Callable[[str], "Reranker | None"]
 class Retriever:
     def __init__(self, store: Store, embedder: Embedder, settings: RetrievalSettings,
                  rerankers: RerankerSource | None = None, vector_search: VectorSearchSettings | None = None,
-                 fallback: Embedder | None = None) -> None:
+                 fallback: Embedder | None = None, late: LateEncoder | None = None) -> None:
         """`rerankers` builds the reranker of a kind ("cross-encoder", "voyage", "llm"), or None when
         it cannot; the default knows the local ones from `settings.rerank` (no LLM). `fallback` embeds
-        the query when `embedder` fails."""
+        the query when `embedder` fails; `late` scores the late list (None: no late list)."""
         self.store, self.embedder, self.settings = store, embedder, settings
+        self.late = late
         self.chain = FallbackChain(embedder, fallback)
         self.vector_search = vector_search or VectorSearchSettings()
         self._make_reranker = rerankers or (lambda kind: local_reranker(kind, settings.rerank))
@@ -182,6 +186,9 @@ class Retriever:
             return found or []  # None: the cache lacks a turn, so the list is left out
 
         jobs: dict[object, asyncio.Future] = {}
+        # the late list's query vectors, on the late encoder's query thread while the lists are read
+        late_query = asyncio.wrap_future(self.late.submit_query(query)) \
+            if self.late is not None and recipe.late_weight else None
 
         def start(name: object, job: Awaitable) -> None:
             jobs[name] = asyncio.ensure_future(job)
@@ -218,8 +225,9 @@ class Retriever:
                                                                 recipe.boosts.time_slack_days))
                     traced.set("kg.retrieval.lists", len(jobs))
                     done = dict(zip(jobs, await asyncio.gather(*jobs.values())))
-            finally:
-                await _cancel([*jobs.values(), *fresh])  # a failed list's siblings, or a degraded search's BM25 lists
+            finally:  # a failed list's siblings, or a degraded search's BM25 lists (and late query)
+                gone = degraded is not None or sys.exc_info()[1] is not None
+                await _cancel([*jobs.values(), *fresh, *([late_query] if gone and late_query else [])])
         if degraded is not None:
             assert vector is not None
             return await self._degraded(namespace, k, recipe, vector, lucene, size, total, as_of, degraded)
@@ -228,6 +236,12 @@ class Retriever:
         signals = await self._signals(namespace, pool, recipe)
         role = addressed_role(query)
         scores = fused(lists, pool, query, role, window, recipe, signals)
+        late: list[str] = []
+        if late_query is not None and self.late is not None:  # the fused lists' first turns, by late interaction
+            with span("retrieval.late"):
+                late = await late_list(self.store, self.vectors if exact else None, self.late, namespace,
+                                       ranking(scores)[: recipe.late_top_n], late_query)
+            scores = fused(lists, pool, query, role, window, recipe, signals, late)
         names = named_speakers(query, pool.values())
         if not recipe.two_stage:
             cut = long_turns_cut(lists, role, recipe)
@@ -286,7 +300,7 @@ class Retriever:
                 pool.update({c.id: c for ranked in lists for c in ranked})
                 session_of = {c.id: c.session_id for c in pool.values()}
                 signals.update(await self._signals(namespace, pool, recipe, known=signals))
-                scores = fused(lists, pool, query, role, window, recipe, signals)
+                scores = fused(lists, pool, query, role, window, recipe, signals, late)
             cut = long_turns_cut(lists, role, recipe)
             final = {t: v - cut.get(t, 0.0) + recipe.session_prior / (recipe.rrf_k + rank_of[session_of[t]])
                      for t, v in scores.items() if session_of[t] in rank_of}

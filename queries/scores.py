@@ -4,6 +4,7 @@ turn's context key takes back (`Recipe.long_turn_context_weight`)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import timedelta
 
 from kg.core.models.turns import Role
@@ -15,10 +16,21 @@ from .recipes import Recipe
 
 
 def fused(lists: list[list[Candidate]], pool: dict[str, Candidate], query: str, role: Role | None,
-          window: TimeWindow | None, recipe: Recipe, signals: dict[str, float]) -> dict[str, float]:
-    """The recipe's lists fused by RRF, plus its boosts (`Boosts`) and the session signal; `role` is
-    the query's `addressed_role`, read once per search."""
-    base = rrf([[c.id for c in ranked] for ranked in lists], recipe.rrf_k, recipe.list_weights())
+          window: TimeWindow | None, recipe: Recipe, signals: dict[str, float],
+          late: Sequence[str] = ()) -> dict[str, float]:
+    """The recipe's lists fused by RRF (with the late list's turn ids, `late`, at `late_weight`),
+    plus its boosts (`Boosts`) and the session signal; `role` is the query's `addressed_role`,
+    read once per search."""
+    ranked_ids = [[c.id for c in ranked] for ranked in lists]
+    weights = recipe.list_weights()
+    if late and recipe.late_weight:
+        ranked_ids, weights = [*ranked_ids, list(late)], [*weights, recipe.late_weight]
+    base = rrf(ranked_ids, recipe.rrf_k, weights)
+    # what a question passes to a short reply (`Boosts.answer`): its votes from the recipe's lists, not the
+    # late list's, which has read the reply's own tokens already (passed on too, the question's words
+    # counted twice: a reply to another question by the speaker named outranked that speaker's answer)
+    passed = rrf(ranked_ids[: len(lists)], recipe.rrf_k, weights[: len(lists)]) if len(ranked_ids) > len(lists) \
+        else base
     b = recipe.boosts
     unit = 1.0 / (recipe.rrf_k + 1)
     names = named_speakers(query, pool.values()) if b.speaker else set()
@@ -35,7 +47,7 @@ def fused(lists: list[list[Candidate]], pool: dict[str, Candidate], query: str, 
         if window is not None and b.time and window.near(c.ts, slack):
             scores[tid] += b.time * unit
         if b.answer and c.follows_question:
-            scores[tid] += b.answer * base.get(at.get((c.session_id, c.idx - 1), ""), 0.0)
+            scores[tid] += b.answer * passed.get(at.get((c.session_id, c.idx - 1), ""), 0.0)
         if signals:
             scores[tid] += recipe.session_signal_weight * unit * signals.get(c.session_id, 0.0)
     return scores

@@ -44,7 +44,8 @@ Row = tuple[str, str, int, str | None, datetime, bool, Role, int, bool]
 @dataclass
 class _Block:
     """One session's turns: metadata and unit-length vectors (own key's first part, context key),
-    the later parts of long keys with the row each belongs to, and each key's terms."""
+    the later parts of long keys with the row each belongs to, each key's terms, and each turn's
+    packed token vectors (late interaction; None where it has none)."""
 
     revision: Revision
     rows: list[Row]
@@ -53,6 +54,7 @@ class _Block:
     passages: np.ndarray
     owners: np.ndarray  # the row (in this block) of each passage
     terms: dict[Key, keywords.Postings]
+    late: list[bytes | None]
     _whole: keywords.Postings | None = None
     _last: float | None = None  # its latest turn's time, epoch seconds
 
@@ -79,6 +81,7 @@ class _Namespace:
     matrices: dict[Key, np.ndarray]
     passages: np.ndarray
     owners: np.ndarray  # the row (in the namespace) of each passage
+    late: list[bytes | None]  # each row's packed token vectors (kg.core.embedders.late), or None
     complete: bool = True  # every turn of every session is held (each has a vector)
     stamp: list[Any] | None = None  # retrieval/vector_stamp as it was when this was last checked; None: unknown
     _at: dict[str, int] | None = None
@@ -145,7 +148,8 @@ def _join(blocks: dict[str, _Block], complete: bool) -> _Namespace:
     long = [(b, start) for b, start in zip(ordered, starts) if len(b.owners)]
     passages = np.concatenate([b.passages for b, _ in long]) if long else np.zeros((0, 0), dtype=np.float32)
     owners = np.concatenate([b.owners + start for b, start in long]) if long else np.zeros(0, dtype=np.int64)
-    return _Namespace(blocks, rows, ts, matrices, passages, owners, complete)
+    late = [t for b in ordered for t in b.late]
+    return _Namespace(blocks, rows, ts, matrices, passages, owners, late, complete)
 
 
 class NamespaceVectors:
@@ -221,6 +225,17 @@ class NamespaceVectors:
             out[i] = [i, space.rows[row][6], space.matrices["turn"][row].tolist(),
                       parts.ravel().tolist() if len(parts) else None]
         return out
+
+    def late_tokens(self, namespace: str, ids: list[str]) -> dict[str, bytes] | None:
+        """The packed token vectors of `ids` that have them, from the namespace as the last search left
+        it; None unless it holds every one of the turns (the caller then reads the store)."""
+        space = self._spaces.get(namespace)
+        if space is None:
+            return None
+        at = space.positions()
+        if any(i not in at for i in ids):
+            return None
+        return {i: tokens for i in ids if (tokens := space.late[at[i]])}
 
     async def current(self, namespace: str) -> _Namespace:
         """The namespace as the store holds it now (sessions whose revision moved are reloaded): one
@@ -327,12 +342,13 @@ def _extended(held: _Block, more: _Block, revision: Revision) -> _Block:
                   np.concatenate([held.context, more.context]),
                   np.concatenate([held.passages, more.passages]) if len(more.owners) else held.passages,
                   np.concatenate([held.owners, more.owners + len(held.rows)]) if len(more.owners) else held.owners,
-                  {k: keywords.appended(held.terms[k], more.terms[k]) for k in held.terms})
+                  {k: keywords.appended(held.terms[k], more.terms[k]) for k in held.terms}, held.late + more.late)
 
 
 def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, _Block]:
     """Rows of [id, session, idx, speaker, ts µs, follows_question, embedding, context_embedding,
-    passage_embeddings (flattened, or null), role, key_text, context_text, characters of its text]."""
+    passage_embeddings (flattened, or null), role, key_text, context_text, characters of its text,
+    late_tokens (or null)]."""
     by_session: dict[str, list[list[Any]]] = {s: [] for s in revisions}
     for r in rows:
         by_session[r[1]].append(r)
@@ -344,7 +360,8 @@ def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, 
         if not members or members[0][6] is None:  # no rows, or terms only (retrieval/term_rows)
             none = np.zeros((len(members), 0), dtype=np.float32)
             terms = _terms(members)
-            out[s] = _Block(revisions[s], meta, none, none, none, np.zeros(0, dtype=np.int64), terms)
+            out[s] = _Block(revisions[s], meta, none, none, none, np.zeros(0, dtype=np.int64), terms,
+                            [None] * len(members))
             continue
         turn = unit_rows([r[6] for r in members])
         context = unit_rows([r[7] if r[7] is not None else r[6] for r in members])
@@ -352,7 +369,8 @@ def _blocks(rows: list[list[Any]], revisions: dict[str, Revision]) -> dict[str, 
         parts = [(i, np.asarray(r[8], dtype=np.float32).reshape(-1, dim)) for i, r in enumerate(members) if r[8]]
         passages = unit_rows(np.concatenate([p for _, p in parts])) if parts else np.zeros((0, dim), np.float32)
         owners = np.concatenate([np.full(len(p), i) for i, p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        out[s] = _Block(revisions[s], meta, turn, context, passages, owners, _terms(members))
+        late = [bytes(r[13]) if len(r) > 13 and r[13] else None for r in members]
+        out[s] = _Block(revisions[s], meta, turn, context, passages, owners, _terms(members), late)
     return out
 
 

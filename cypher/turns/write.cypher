@@ -1,7 +1,8 @@
 // New turns only (the caller filtered existing ids); the embedding is stored as a float32 vector, in
 // fallback_embedding when the fallback embedder made it (row.fallback: kg.core.embedders.fallback).
 // key_text is what was embedded and what the turn_key_text fulltext index holds (ingest.turn_keys); a long
-// key's later parts' vectors are passage_embeddings, end to end in one float32 list (none for a key of one part).
+// key's later parts' vectors are passage_embeddings, end to end in one float32 list (none for a key of one part);
+// late_tokens its token vectors' signs, 48 bytes a token (kg.core.embedders.late; null: late interaction off).
 // Each session's vector revision moves on once (see turns/set_embedding).
 CALL {
   UNWIND $turns AS row
@@ -18,7 +19,7 @@ MERGE (t:Turn {id: row.id})
                 t.verbatim = row.verbatim,
                 t.key_text = row.key_text, t.attachment_kinds = row.attachment_kinds,
                 t.attachment_captions = row.attachment_captions, t.attachment_urls = row.attachment_urls,
-                t.embedding_model = row.embedding_model, t.trust = row.trust,
+                t.embedding_model = row.embedding_model, t.trust = row.trust, t.late_tokens = row.late,
                 t.created_at = datetime()
 MERGE (s)-[:HAS_TURN]->(t)
 WITH t, row

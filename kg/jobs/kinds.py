@@ -26,6 +26,7 @@ from kg.engine import Engine
 from kg.ingest.corrections.maintain import maintain
 from kg.ingest.extraction.extractor import Extractor
 from kg.ingest.indexing import PlanGone, extract, session_turns
+from kg.ingest.reembed import encode_late
 from kg.ingest.turn_keys import embed_keys, row_key
 from kg.jobs.queue import JobRun, JobSuperseded, PermanentJobError
 
@@ -57,7 +58,8 @@ def register(kind: JobKind) -> JobKind:
 # -- embed_backfill (target: "turns") ---------------------------------------------------------
 async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
     """Embed the namespace's turns stored without an embedding: those the fallback embedder embedded
-    too (kg.core.embedders.fallback), whose vector is replaced. Each page commits on its own, so an
+    too (kg.core.embedders.fallback), whose vector is replaced; then, with late interaction on, the
+    token vectors of turns written without them (before it was installed, or by an older version). Each page commits on its own, so an
     interrupted run leaves only fewer turns to do; while the primary is down it fails and is retried."""
     done = 0
     while True:
@@ -65,7 +67,10 @@ async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
             "jobs/turns_unembedded", namespace=run.namespace, limit=engine.settings.ingest.batch_size
         )
         if not rows:
-            return {"embedded": done}
+            late = engine.late_encoder  # token vectors (late interaction) for turns written without them
+            tokens = await encode_late(engine.store, late, engine.settings, run.namespace, missing=True) \
+                if late is not None else 0
+            return {"embedded": done, "late_tokens": tokens}
         keys = [row_key(r) for r in rows]
         keyed = await embed_keys(engine.embedder, keys, engine.settings.ingest,
                                  lambda texts: embed_async(engine.embedder, texts))

@@ -28,9 +28,11 @@ SCHEDULES: tuple[str, ...] = ("summarize", "index", "reindex", "corrections", "e
 
 
 async def embeddings_sweep(engine: Engine, queue: JobQueue, due: datetime | None, namespace: str | None) -> int:
-    """Namespaces with turns stored without an embedding get an `embed_backfill` job."""
+    """Namespaces with turns stored without an embedding (or, with late interaction on, without token
+    vectors) get an `embed_backfill` job."""
     queued, seen = 0, datetime.now(timezone.utc)
-    for row in await engine.store.read("jobs/namespaces_unembedded", namespace=namespace):
+    late = engine.late_encoder is not None
+    for row in await engine.store.read("jobs/namespaces_unembedded", namespace=namespace, late=late):
         queued += (await queue.enqueue("embed_backfill", row["namespace"], "turns", rerun=True, done_before=seen))[1]
     return queued
 

@@ -45,9 +45,10 @@ class ExportFormatError(ValueError):
 
 
 def is_vector(key: str) -> bool:
-    """A vector property: `embedding`, `*_embedding`, or a long turn's `passage_embeddings` (its later
-    parts' vectors end to end, made by the same model as its `embedding`)."""
-    return key == "embedding" or key.endswith(("_embedding", "_embeddings"))
+    """A vector property: `embedding`, `*_embedding`, a long turn's `passage_embeddings` (its later
+    parts' vectors end to end, made by the same model as its `embedding`), or a turn's `late_tokens`
+    (its token vectors packed, never exported: an import makes them again)."""
+    return key in ("embedding", "late_tokens") or key.endswith(("_embedding", "_embeddings"))
 
 
 def usable_vectors(props: Mapping[str, Any], model: str) -> dict[str, Any]:
@@ -89,7 +90,7 @@ def header(namespace: str, subject: str | None, vectors: bool, exported_at: date
 def node_record(row: Mapping[str, Any], vectors: bool) -> dict[str, Any]:
     """A node as exported; its vectors, lists of numbers, go as they are."""
     props = {k: v if is_vector(k) else encode(v) for k, v in sorted(row["props"].items())
-             if vectors or not is_vector(k)}
+             if not is_vector(k) or vectors and k != "late_tokens"}
     return {"record": "node", "ref": row["ref"], "labels": sorted(row["labels"]), "props": props}
 
 

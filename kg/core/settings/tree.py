@@ -129,6 +129,11 @@ class EmbeddingSettings(Section):
     # under load the query thread, the API's event loop and the database get a core first: a write's
     # batch waits, a 503 or a query does not wait behind it. 0: the same priority
     batch_nice: int = Field(5, ge=0, le=19)
+    # late interaction (kg.core.embedders.late): each turn's key kept as one vector per token too
+    # (answerai-colbert-small-v1, 48 bytes a token), read by the hybrid and hierarchical recipes' late
+    # list. auto: on when the `late` extra is installed (pip install 'kg-memory[late]'); on: required
+    # (start-up fails without it); off: neither written nor read
+    late: Literal["auto", "on", "off"] = "auto"
 
 
 class SessionSettings(Section):
