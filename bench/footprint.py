@@ -5,8 +5,8 @@ the torch one, in one run.
     python -m bench.footprint --short --json          # a smoke test: 300 turns, 1 run, no installs
 
 Per variant (`[embedding] provider = "local"`, then `"sentence-transformers"`):
-- `install`: `pip install .`, `pip install '.[server]'` and `'.[server,local]'` (what `make demo` installs:
-  the local Neo4j's Java) (torch: `'.[torch]'`, `'.[server,torch]'`)
+- `install`: `pip install .`, `pip install '.[server]'` and `'.[server,local,late]'` (what `make demo`
+  installs: the local Neo4j's Java and late interaction's model) (torch: `'.[torch]'`, `'.[server,torch]'`)
   of this checkout in a fresh python3.11 venv under a temp folder: site-packages MB, the 10 largest
   distributions (a dist-info counted with its files), and whether torch / nvidia-* / triton came in.
   pip's cache makes repeats fast; `--skip-install` leaves it out.
@@ -58,7 +58,7 @@ from kg.core.local_neo4j.server import LocalNeo4j
 from kg.core.settings.tree import LocalServerSettings
 
 VARIANTS = {  # name: (provider, install specs, bolt port, http port)
-    "onnx-int8 (default)": ("local", [".", ".[server]", ".[server,local]"], 7691, 7481),
+    "onnx-int8 (default)": ("local", [".", ".[server]", ".[server,local,late]"], 7691, 7481),
     "torch": ("sentence-transformers", [".[torch]", ".[server,torch]"], 7692, 7482),
 }
 NAMESPACE = "bench-footprint"

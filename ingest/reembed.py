@@ -128,7 +128,8 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
     try:
         await store.migrate_structure()
         counts = (await store.read("database/embedded_counts"))[0]
-        total = sum(counts[kind.name] for kind in EMBEDDED)
+        late = await asyncio.to_thread(late_for, settings.embedding)
+        total = sum(counts[kind.name] for kind in EMBEDDED) + (counts["turns"] if late is not None else 0)
         await store.drop_vector_indexes()
         per_kind: dict[str, int] = {}
         seen = [0]
@@ -141,9 +142,8 @@ async def reembed(settings: Settings, on_progress: Callable[[int, int], None] | 
         for kind in EMBEDDED:
             per_kind[kind.name] = await _embed_kind(store, embedder, kind, settings, None, False, progress)
         await store.rebuild_vector_indexes(embedder.name, embedder.dim)
-        late = await asyncio.to_thread(late_for, settings.embedding)
         if late is not None:  # token vectors are not indexed: searches read them as soon as they are written
-            per_kind["turn_tokens"] = await encode_late(store, late, settings)
+            per_kind["turn_tokens"] = await encode_late(store, late, settings, on_page=progress)
         return per_kind
     finally:
         await store.close()

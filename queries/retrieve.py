@@ -92,7 +92,8 @@ class Retriever:
         self._make_reranker = rerankers or (lambda kind: local_reranker(kind, settings.rerank))
         self._rerankers: dict[str, Reranker | None] = {}
         self.sizes = cand.NamespaceSizes(store)
-        self.vectors = NamespaceVectors(store, settings.vector_cache_turns) if settings.vector_cache_turns else None
+        self.vectors = NamespaceVectors(store, settings.vector_cache_turns, late_bytes=settings.vector_cache_late_mb
+                                        << 20) if settings.vector_cache_turns else None
         # larger namespaces' postings alone, so their BM25 reads their own statistics too
         self.terms = NamespaceVectors(store, settings.keyword_cache_turns, vectors=False) \
             if settings.keyword_cache_turns else None

@@ -82,6 +82,7 @@ class _Namespace:
     passages: np.ndarray
     owners: np.ndarray  # the row (in the namespace) of each passage
     late: list[bytes | None]  # each row's packed token vectors (kg.core.embedders.late), or None
+    late_bytes: int = 0  # their size, in all
     complete: bool = True  # every turn of every session is held (each has a vector)
     stamp: list[Any] | None = None  # retrieval/vector_stamp as it was when this was last checked; None: unknown
     _at: dict[str, int] | None = None
@@ -149,13 +150,14 @@ def _join(blocks: dict[str, _Block], complete: bool) -> _Namespace:
     passages = np.concatenate([b.passages for b, _ in long]) if long else np.zeros((0, 0), dtype=np.float32)
     owners = np.concatenate([b.owners + start for b, start in long]) if long else np.zeros(0, dtype=np.int64)
     late = [t for b in ordered for t in b.late]
-    return _Namespace(blocks, rows, ts, matrices, passages, owners, late, complete)
+    return _Namespace(blocks, rows, ts, matrices, passages, owners, late, sum(len(t) for t in late if t), complete)
 
 
 class NamespaceVectors:
-    def __init__(self, store: Store, max_turns: int, vectors: bool = True) -> None:
+    def __init__(self, store: Store, max_turns: int, vectors: bool = True, late_bytes: int = 512 << 20) -> None:
         self.store = store
         self.max_turns = max_turns
+        self.max_late_bytes = late_bytes  # the token vectors held (late interaction), in all
         self._rows = "retrieval/vector_rows" if vectors else "retrieval/term_rows"
         self._spaces: OrderedDict[str, _Namespace] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -318,7 +320,8 @@ class NamespaceVectors:
         self._evict()
 
     def _evict(self) -> None:
-        while len(self._spaces) > 1 and sum(s.size for s in self._spaces.values()) > self.max_turns:
+        while len(self._spaces) > 1 and (sum(s.size for s in self._spaces.values()) > self.max_turns
+                                         or sum(s.late_bytes for s in self._spaces.values()) > self.max_late_bytes):
             gone, _ = self._spaces.popitem(last=False)
             self.summaries.forget(gone)
 

@@ -106,6 +106,33 @@ async def test_least_recently_used_namespace_is_evicted(memory: AsyncMemory, nam
         await memory.delete_namespace(other)
 
 
+async def test_token_vectors_are_held_within_their_budget(memory: AsyncMemory, namespace: str) -> None:
+    """The late interaction tokens the cache holds, written through it or loaded, are the store's; past
+    `vector_cache_late_mb` the least recently searched namespace goes, as past `vector_cache_turns`."""
+    if memory.late_encoder is None:
+        pytest.skip("late interaction is off (the late extra is not installed)")
+    other = f"{namespace}-b"
+    try:
+        await _seed(memory, namespace)
+        await memory.retrieve(namespace, "balcony garden", k=3)  # the memory's cache holds it
+        await memory.add_turns(namespace, "s3", [{"role": "user", "text": "The greenhouse timer broke again.",
+                                                  "ts": START + timedelta(days=4)}])  # written through the cache
+        await _seed(memory, other)
+        stored = {r["id"]: r["tokens"] for r in await cypher_rows(
+            memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.id AS id, t.late_tokens AS tokens", ns=namespace)}
+        cache = memory.vector_sink()
+        assert cache is not None and cache.late_tokens(namespace, sorted(stored)) == stored
+        fresh = _retriever(memory, 10_000)
+        await fresh.search(namespace, "balcony garden", 3, FLAT)
+        assert fresh.vectors is not None and fresh.vectors.late_tokens(namespace, sorted(stored)) == stored
+        one = sum(len(t) for t in stored.values())
+        fresh.vectors.max_late_bytes = one + 100  # room for the tokens of one namespace only
+        await fresh.search(other, "balcony garden", 3, FLAT)
+        assert fresh.vectors.namespaces() == [other]
+    finally:
+        await memory.delete_namespace(other)
+
+
 async def test_turn_vectors_from_the_cache_match_the_store(memory: AsyncMemory, namespace: str) -> None:
     """Recency within a topic and recall read a search's head turns' roles and vectors: from the
     cache they are the store's (unit length), for turns written through the cache and reloaded alike,

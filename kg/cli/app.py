@@ -83,11 +83,13 @@ def status() -> None:
             counts = await store.read("database/status_counts")
             indexes = await store.read("database/status_indexes")
             space = await store.read("database/embedding_space_get")
+            tokens = await store.read("database/late_counts")
         finally:
             await store.close()
         console.print(f"database {settings.neo4j.database} at {settings.neo4j.uri or _local().bolt_uri}")
         if space:
             console.print(f"embedding space: {space[0]['model']} (dim {space[0]['dim']})")
+        console.print(f"late interaction: {_late_state(settings, tokens[0] if tokens else None)}")
         table = Table("label", "nodes")
         for row in counts:
             table.add_row(row["label"], str(row["count"]))
@@ -160,6 +162,19 @@ def reembed(fallback: bool = typer.Option(False, "--fallback", help="Only the tu
         task = progress.add_task("reembed", total=None)
         done = run(run_reembed(load_settings(), lambda n, total: progress.update(task, completed=n, total=total)))
     console.print("re-embedded " + ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in done.items()))
+
+
+def _late_state(settings: Any, counts: dict[str, int] | None) -> str:
+    """`[embedding] late` as it stands: on or off, why, and how many turns have token vectors."""
+    from kg.core.embedders import late
+
+    held = f"{counts['with_tokens']} of {counts['turns']} turns have token vectors" if counts else ""
+    if settings.embedding.late == "off":
+        return f"off ([embedding] late = \"off\"); {held}"
+    if not late.available():
+        return f"off: pip install 'kg-memory[late]' ([embedding] late = \"{settings.embedding.late}\"); {held}"
+    return f"on ({late.NAME}); {held}" + ("; the embeddings schedule fills in the rest"
+                                         if counts and counts["with_tokens"] < counts["turns"] else "")
 
 
 # -- reading -------------------------------------------------------------------------------------

@@ -175,6 +175,9 @@ class RetrievalSettings(Section):
     # their keys' postings for BM25 from the namespace's own statistics (~1 KB a LoCoMo turn, more for
     # long ones); 0: scan the store, and BM25 from Lucene's index-wide statistics
     vector_cache_turns: int = Field(50_000, ge=0)
+    # and their token vectors (late interaction: 48 bytes a token, ~2 KB a LoCoMo turn, ~12 KB a long
+    # answer), at most this many MB in all: least recently searched namespaces go first, as for turns
+    vector_cache_late_mb: int = Field(512, ge=1)
     # namespaces too large for that exact search, of up to `keyword_max_turns` turns each, kept in memory
     # as their keys' postings only (no vectors, ~1 KB a turn), so their BM25 also reads their own
     # statistics and other tenants' writes cannot move it; this many turns in all; 0: off
