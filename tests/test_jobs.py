@@ -217,7 +217,7 @@ async def test_embedding_backfill_sweep_and_job(memory: AsyncMemory, namespace: 
     assert job is not None and job.status == "queued"
     report = await Worker(memory, settings=FAST, namespace=namespace).drain()
     assert report.done == [job.id]
-    assert (await q.get(job.id)).pass_outputs == {"embedded": 2}
+    assert (await q.get(job.id)).pass_outputs == {"embedded": 2, "late_tokens": 0}  # the turns kept their tokens
     left = "MATCH (t:Turn {namespace: $ns}) WHERE t.embedding IS NULL RETURN count(t)"
     assert await cypher_value(memory, left, ns=namespace) == 0
     hits = await memory.search_turns(namespace, "message number 4 warehouse robots", k=5)

@@ -25,7 +25,7 @@ STATEMENTS: dict[str, dict[str, Any]] = {
     "jobs/sessions_select": SESSIONS,
     "jobs/extractions_stale": {**SESSIONS, "version": "another-extractor"},
     "jobs/summaries_stale": {**SESSIONS, "model": "another-model", "prompt_versions": [], "embedding_model": "x"},
-    "jobs/namespaces_unembedded": {},
+    "jobs/namespaces_unembedded": {"late": True},
     "jobs/list": {"status": None, "kind": None, "limit": 50},
     "jobs/correction_namespaces": {},
 }

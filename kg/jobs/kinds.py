@@ -59,8 +59,9 @@ def register(kind: JobKind) -> JobKind:
 async def embed_backfill(engine: Engine, run: JobRun) -> dict[str, Any]:
     """Embed the namespace's turns stored without an embedding: those the fallback embedder embedded
     too (kg.core.embedders.fallback), whose vector is replaced; then, with late interaction on, the
-    token vectors of turns written without them (before it was installed, or by an older version). Each page commits on its own, so an
-    interrupted run leaves only fewer turns to do; while the primary is down it fails and is retried."""
+    token vectors of turns written without them (before it was installed, or by an older version).
+    Each page commits on its own, so an interrupted run leaves only fewer turns to do; while the
+    primary is down it fails and is retried."""
     done = 0
     while True:
         rows = await engine.store.read(
