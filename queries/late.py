@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,3 +44,21 @@ async def late_list(store: Store, cached: NamespaceVectors | None, late: LateEnc
     found = await asyncio.wrap_future(late.submit_scores(query, [held[t] for t in ids]))
     score = {t: round(float(v), SCORE_DECIMALS) for t, v in zip(ids, found)}
     return sorted(ids, key=lambda t: (-score[t], t))
+
+
+async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, namespace: str, head: list[str],
+                            encoded: Awaitable[np.ndarray], as_of: datetime | None) -> list[str]:
+    """`head`'s sessions, each scored as one document of its turns' token vectors (those by `as_of`):
+    each query token's best match anywhere in the session, summed; rounded, then by id. [] where the
+    vector cache does not hold the namespace whole or the encoder failed (late_list has logged it)."""
+    try:
+        query = await encoded
+    except Exception:  # noqa: BLE001 - see above
+        return []
+    held = cached.session_late_tokens(namespace, head, as_of.timestamp() if as_of else None) if cached else None
+    ids = [s for s in head if held and s in held]
+    if not held or not ids:
+        return []
+    found = await asyncio.wrap_future(late.submit_scores(query, [held[s] for s in ids]))
+    score = {s: round(float(v), SCORE_DECIMALS) for s, v in zip(ids, found)}
+    return sorted(ids, key=lambda s: (-score[s], s))

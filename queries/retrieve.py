@@ -1,16 +1,15 @@
 """Turn and session retrieval by recipe (see `kg.queries.recipes`).
 
 Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn's own text and/or
-its context key), fused by reciprocal rank fusion. Hybrid recipes add boosts: the query's time
-window, the speakers it names, the role whose words it asks for (the user's for a first-person
-question), and a question's score passed on to a short reply to it.
+its context key), fused by reciprocal rank fusion. Hybrid recipes add the late list (the fused first
+turns by late interaction, `kg.queries.late`) and boosts: the query's time window, the speakers it
+names, the role whose words it asks for, a question's score passed on to a short reply to it.
 The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with BM25 over
-its whole text where the namespace is cached, its summaries' BM25 matches, dense ones too if the
-recipe weights them, plus the time window) and re-ranks turns inside the top S sessions with the
-session's rank as a prior (stage 2), keeping T per session, twice: the second time with the query
-moved toward the first round's best turns (`kg.queries.feedback`), then top K. A recipe's rerank
-stage (`kg.queries.rerank`) reorders the first `rerank_top_n` of that final list (the fused one for
-single-stage recipes), its order fused with the fused one (`rerank_keep`), scores staying with the ranks.
+its whole text and late interaction over it where the namespace is cached, its summaries' BM25 and
+dense matches as the recipe weights them, the time window) and re-ranks turns inside the top S
+sessions with the session's rank as a prior (stage 2), T per session, twice: the second time with the
+query moved toward the first round's best turns (`kg.queries.feedback`), then top K. A rerank stage
+(`kg.queries.rerank`) reorders the first `rerank_top_n` of that list, its order fused with the fused one.
 
 Small namespaces are searched by exact cosine over their vectors cached in memory
 (`kg.queries.vectors`); large ones by the HNSW index: filtered to the tenant inside the index where
@@ -46,7 +45,7 @@ from . import candidates as cand
 from . import feedback
 from .analysis import TimeWindow, addressed_role, content_terms, named_speakers, time_window
 from .fusion import best_per_group, group_scores, ranking, rrf
-from .late import late_list
+from .late import late_list, session_late_list
 from .recency import restated_first
 from .recipes import RECIPES, Key, Method, Recipe
 from .rerank import Reranker, local_reranker, passage, rerank
@@ -264,11 +263,16 @@ class Retriever:
         in_window: set[str] = done["window"] if window is not None else set()
         session_of = {c.id: c.session_id for c in pool.values()}
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
-        s_scores = rrf([by_turns, summary_dense, summary_bm25, whole], recipe.rrf_k,
-                       [1.0, recipe.summary_vector_weight, recipe.summary_text_weight, recipe.session_text_weight])
-        unit = 1.0 / (recipe.rrf_k + 1)
+        session_lists = [by_turns, summary_dense, summary_bm25, whole]
+        session_weights = [1.0, recipe.summary_vector_weight, recipe.summary_text_weight, recipe.session_text_weight]
+        if late_query is not None and self.late is not None and recipe.session_late_weight and exact:
+            with span("retrieval.session_late"):  # stage 1's first sessions again, by late interaction
+                head = ranking(rrf(session_lists, recipe.rrf_k, session_weights))[: recipe.session_late_top_n]
+                session_lists.append(await session_late_list(self.vectors, self.late, namespace, head, late_query, as_of))
+            session_weights.append(recipe.session_late_weight)
+        s_scores = rrf(session_lists, recipe.rrf_k, session_weights)
         for s in in_window:
-            s_scores[s] = s_scores.get(s, 0.0) + recipe.boosts.time * unit
+            s_scores[s] = s_scores.get(s, 0.0) + recipe.boosts.time * (1.0 / (recipe.rrf_k + 1))
         ordered_sessions = ranking(s_scores)
         top_sessions = ordered_sessions[: recipe.sessions]
         if on_sessions is not None:

@@ -239,6 +239,25 @@ class NamespaceVectors:
             return None
         return {i: tokens for i in ids if (tokens := space.late[at[i]])}
 
+    def session_late_tokens(self, namespace: str, session_ids: list[str], until: float | None
+                            ) -> dict[str, bytes] | None:
+        """Each of `session_ids`' turns' packed token vectors joined (those at or before `until`, epoch
+        seconds; None: all), from the namespace as the last search left it; a session with none is left
+        out; None unless the namespace is held whole."""
+        space = self._spaces.get(namespace)
+        if space is None or not space.complete:
+            return None
+        out: dict[str, bytes] = {}
+        for s in session_ids:
+            block = space.blocks.get(s)
+            if block is None:
+                continue
+            joined = b"".join(t for r, t in zip(block.rows, block.late)
+                              if t and (until is None or r[4].timestamp() <= until))
+            if joined:
+                out[s] = joined
+        return out
+
     async def current(self, namespace: str) -> _Namespace:
         """The namespace as the store holds it now (sessions whose revision moved are reloaded): one
         search's lists can share it, `held`, instead of each reading the revisions again."""

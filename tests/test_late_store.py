@@ -103,6 +103,42 @@ async def test_turns_written_without_tokens_get_them_from_the_backfill_job(memor
     assert _rank(await _scores(memory, namespace)) < _rank(await _scores(memory, namespace, WITHOUT))
 
 
+SESSIONS = {  # one session says it in other words; the others share the question's words
+    "cello": [("Maya", EVIDENCE), ("Leo", "Sounds lovely.")],
+    "nephew": [("Maya", "Which instrument should I buy for my nephew's birthday?"), ("Leo", "A drum, he would love it.")],
+    "cards": [("Leo", "Maya, we should play cards tonight."), ("Maya", "Sure, after dinner.")],
+    "panel": [("Maya", "The instrument panel in the new car is confusing."), ("Leo", "Read the manual.")],
+    "tennis": [("Maya", "I play tennis with Leo on Sundays."), ("Leo", "And I always lose.")],
+}
+
+
+async def test_the_sessions_late_list_scores_each_session_as_one_document(memory: AsyncMemory, namespace: str
+                                                                         ) -> None:
+    at = START
+    for sid, turns in SESSIONS.items():
+        for speaker, text in turns:
+            at += timedelta(minutes=1)
+            await memory.add_message(namespace, "user", text, ts=at, speaker=speaker, session_id=sid)
+        await memory.close_session(namespace, sid)
+    rows = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.session_id AS s, t.late_tokens AS tokens",
+                             ns=namespace)
+    joined: dict[str, bytes] = {}
+    for r in rows:  # a session's tokens as one document: each query token's best match anywhere in it
+        joined[r["s"]] = joined.get(r["s"], b"") + r["tokens"]
+    encoder = memory.late_encoder
+    assert encoder is not None
+    whole = dict(zip(joined, late.scores(encoder.query(QUERY), list(joined.values()))))
+    by_tokens = sorted(whole, key=lambda s: (-round(float(whole[s]), 6), s))
+
+    async def sessions(weight: float) -> list[str]:
+        chosen = RECIPES["hierarchical"].model_copy(update={"session_late_weight": weight})
+        return [a.session.id for a in await memory.search_sessions(namespace, QUERY, k=len(SESSIONS), recipe=chosen)]
+
+    assert await sessions(50.0) == by_tokens  # weighted so that it decides: the order of the tokens alone
+    assert await sessions(0.0) != by_tokens  # the other lists alone rank otherwise (so the list is what moved it)
+    assert by_tokens.index("cello") < (await sessions(0.0)).index("cello")
+
+
 async def test_an_export_never_carries_tokens_and_an_import_makes_them(memory: AsyncMemory, namespace: str) -> None:
     await _write(memory, namespace)
     records = [r async for r in memory.export_namespace(namespace, vectors=True)]
