@@ -16,6 +16,7 @@ job does the same per namespace on the `embeddings` schedule.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -64,11 +65,10 @@ async def _embed_kind(store: Store, embedder: Embedder, kind: EmbeddedKind, sett
     """Embed one kind's texts, a page at a time: every node, or (`namespace`, `missing`) one
     namespace's nodes that lack the vector. Turn keys are embedded in parts (`embed_keys`); context
     keys are made of their turns' vectors, embedded before them (`context_vectors`). How many."""
-    after, done, limit = "", 0, settings.ingest.max_embed_chars
+    done, limit = 0, settings.ingest.max_embed_chars
     params = {"namespace": namespace, "missing": kind.prop if missing else None,
               "width": settings.memory.summaries.context_turns}
-    while page := await store.read(kind.page, after=after, limit=PAGE, **params):
-        after = page[-1]["id"]
+    async for page in _pages(store, kind.page, on_page, **params):
         keys = [(r["id"], kind.key(r)) for r in page if r["text"]]
         if keys and kind.name == "turn_contexts":
             rows = [{"id": r["id"], "embedding": _context_vector(r, settings)} for r in page if r["embedding"]]
@@ -82,10 +82,6 @@ async def _embed_kind(store: Store, embedder: Embedder, kind: EmbeddedKind, sett
             await store.write(kind.store, model=embedder.name, rows=[
                 {"id": i, "embedding": v, "text": key} for (i, key), v in zip(keys, vectors)])
         done += len(keys)
-        if on_page:
-            on_page(len(page))
-        if len(page) < PAGE:
-            break
     return done
 
 
@@ -93,20 +89,29 @@ async def encode_late(store: Store, late: LateEncoder, settings: Settings, names
                       missing: bool = False, on_page: Callable[[int], None] | None = None) -> int:
     """Token vectors (late interaction) of turns' keys: every turn, or (`namespace`, `missing`) one
     namespace's turns that have none. Each page commits on its own. How many."""
-    after, done = "", 0
-    while page := await store.read("turns/for_reembed", after=after, limit=PAGE, namespace=namespace,
-                                   missing="late_tokens" if missing else None):
-        after = page[-1]["id"]
+    done = 0
+    async for page in _pages(store, "turns/for_reembed", on_page, namespace=namespace,
+                             missing="late_tokens" if missing else None):
         keys = [(r["id"], row_key(r)) for r in page if r["text"]]
         if keys:
             tokens = await asyncio.wrap_future(late.submit_keys([k for _, k in keys], settings.ingest.max_passages))
             await store.write("turns/set_late_tokens", rows=[{"id": i, "tokens": t} for (i, _), t in zip(keys, tokens)])
         done += len(keys)
+    return done
+
+
+async def _pages(store: Store, statement: str, on_page: Callable[[int], None] | None,
+                 **params: Any) -> AsyncIterator[list[dict[str, Any]]]:
+    """`statement`'s rows a page at a time, in id order after the last page's; `on_page` is told each
+    page's size once the caller has done with it."""
+    after = ""
+    while page := await store.read(statement, after=after, limit=PAGE, **params):
+        after = page[-1]["id"]
+        yield page
         if on_page:
             on_page(len(page))
         if len(page) < PAGE:
             break
-    return done
 
 
 async def embed_missing(store: Store, embedder: Embedder, settings: Settings, namespace: str,

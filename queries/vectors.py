@@ -210,16 +210,19 @@ class NamespaceVectors:
         scores = np.where(scores > 0, scores, -np.inf)
         return [ids[i] for i in ranked(scores, ids, depth) if np.isfinite(scores[i])]
 
+    def _holding(self, namespace: str, ids: list[str]) -> tuple[_Namespace, dict[str, int]] | None:
+        """The namespace as the last search left it, and its rows by turn id, if it holds every one of `ids`."""
+        space = self._spaces.get(namespace)
+        at = space.positions() if space is not None else {}
+        return (space, at) if space is not None and all(i in at for i in ids) else None
+
     def turn_vectors(self, namespace: str, ids: list[str]) -> dict[str, list[Any]] | None:
         """Rows as `retrieval/turn_vectors` gives them ([id, role, own vector, later parts
         flattened or None], unit length) for `ids`, from the namespace as the last search left it; None
         unless it holds every one of them (the caller then reads the store)."""
-        space = self._spaces.get(namespace)
-        if space is None:
+        if (held := self._holding(namespace, ids)) is None:
             return None
-        at = space.positions()
-        if any(i not in at for i in ids):
-            return None
+        space, at = held
         out = {}
         for i in ids:
             row = at[i]
@@ -231,12 +234,9 @@ class NamespaceVectors:
     def late_tokens(self, namespace: str, ids: list[str]) -> dict[str, bytes] | None:
         """The packed token vectors of `ids` that have them, from the namespace as the last search left
         it; None unless it holds every one of the turns (the caller then reads the store)."""
-        space = self._spaces.get(namespace)
-        if space is None:
+        if (held := self._holding(namespace, ids)) is None:
             return None
-        at = space.positions()
-        if any(i not in at for i in ids):
-            return None
+        space, at = held
         return {i: tokens for i in ids if (tokens := space.late[at[i]])}
 
     def session_late_tokens(self, namespace: str, session_ids: list[str], until: float | None
