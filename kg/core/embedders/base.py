@@ -12,7 +12,10 @@ threads of their own, never on the event loop's shared pool.
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol, Sequence
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, Sequence
 
 from kg.core.telemetry.hooks import embedding
 
@@ -32,6 +35,38 @@ class Embedder(TextEmbedder, Protocol):
 
 class EmbeddingError(RuntimeError):
     pass
+
+
+class Threads:
+    """An embedder's own threads: `batches` (ingest; `workers` of them, each started by `initializer`)
+    and one for `queries`, so a query never queues behind a batch. Made on first use in each process:
+    a forked child inherits the executors but not their threads, and gets its own."""
+
+    def __init__(self, prefix: str, workers: int = 1, initializer: Callable[..., Any] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> None:
+        self._prefix, self._workers, self._initializer, self._initargs = prefix, workers, initializer, initargs
+        self._pid = -1
+        self._batches: ThreadPoolExecutor | None = None
+        self._queries: ThreadPoolExecutor | None = None
+
+    def _ready(self) -> None:
+        if self._pid != os.getpid():
+            self._batches = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix=f"{self._prefix}-batch",
+                                               initializer=self._initializer, initargs=self._initargs)
+            self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{self._prefix}-query")
+            self._pid = os.getpid()
+
+    @property
+    def batches(self) -> ThreadPoolExecutor:
+        self._ready()
+        assert self._batches is not None
+        return self._batches
+
+    @property
+    def queries(self) -> ThreadPoolExecutor:
+        self._ready()
+        assert self._queries is not None
+        return self._queries
 
 
 def passages(embedder: TextEmbedder, texts: Sequence[str], max_chars: int, limit: int) -> list[list[str]]:

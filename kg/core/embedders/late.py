@@ -32,13 +32,13 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from kg.core.embedders.base import EmbeddingError
+from kg.core.embedders.base import EmbeddingError, Threads
 from kg.core.embedders.onnx import has_digest, lower_priority, onnx_session, token_windows
 from kg.core.heap import give_back
 
@@ -112,19 +112,10 @@ class LateEncoder:
 
     def __init__(self, threads: int = 0, batch_nice: int = 0) -> None:
         self._threads = threads or os.cpu_count() or 1
-        self._batch_nice = batch_nice
         self._session: Any = None
         self._tokenizers: dict[str, Any] = {}
         self._lock = threading.Lock()
-        self._pid = -1
-        self._executors()
-
-    def _executors(self) -> None:
-        if self._pid != os.getpid():  # new, or a forked child: it has the executors but not their threads
-            self._batches = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="late-batch",
-                                               initializer=lower_priority, initargs=(self._batch_nice,))
-            self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="late-query")
-            self._pid = os.getpid()
+        self._pools = Threads("late", self._threads, lower_priority, (batch_nice,))
 
     def load(self) -> None:
         self._load()
@@ -166,14 +157,13 @@ class LateEncoder:
         """Each text's packed token vectors (its first `limit` windows), on the encoder's batch threads.
         Each window is run alone: the model's int8 matrix products quantize their inputs by the call's
         range, so a window padded beside longer ones would come out with other bits."""
-        self._executors()
         texts = list(texts)
         parts = [ws[:limit] for ws in self.windows(texts)] if texts else []
         flat = [w for ws in parts for w in ws]
         order = sorted(range(len(flat)), key=lambda i: len(flat[i]))  # dealt round: each task long and short
         tasks = min(len(flat), 4 * self._threads)  # a few tasks per thread
         chunks = [order[i::tasks] for i in range(tasks)]
-        futures = [self._batches.submit(self._encode, [flat[i] for i in rows], KEY_MARKER) for rows in chunks]
+        futures = [self._pools.batches.submit(self._encode, [flat[i] for i in rows], KEY_MARKER) for rows in chunks]
         done: Future[list[bytes]] = Future()
         left = [len(futures)]
         guard = threading.Lock()
@@ -213,13 +203,11 @@ class LateEncoder:
 
     # -- queries ----------------------------------------------------------------------------------
     def submit_query(self, text: str) -> Future[np.ndarray]:
-        self._executors()
-        return self._queries.submit(self._query, text)
+        return self._pools.queries.submit(self._query, text)
 
     def submit_scores(self, query: np.ndarray, keys: Sequence[bytes]) -> Future[np.ndarray]:
         """Each packed key's MaxSim score against `query` (`maxsim`), on the query thread."""
-        self._executors()
-        return self._queries.submit(scores, query, keys)
+        return self._pools.queries.submit(scores, query, keys)
 
     def query(self, text: str) -> np.ndarray:
         """The query's token vectors, unit rows (tokens x 384, float32)."""

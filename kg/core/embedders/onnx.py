@@ -25,11 +25,11 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from kg.core.embedders.base import QUERY_TEXTS, EmbeddingError
+from kg.core.embedders.base import QUERY_TEXTS, EmbeddingError, Threads
 from kg.core.heap import give_back
 from kg.core.settings.tree import EmbeddingSettings
 
@@ -67,15 +67,7 @@ class OnnxMiniLM:
         self._session: Any = None
         self._tokenizers: dict[str, Any] = {}  # one per thread kind: batches, queries
         self._lock = threading.Lock()
-        self._pid = -1
-        self._executors()
-
-    def _executors(self) -> None:
-        if self._pid != os.getpid():  # new, or a forked child: it has the executors but not their threads
-            self._batches = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="embed-batch",
-                                               initializer=self._batch_thread)
-            self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
-            self._pid = os.getpid()
+        self._pools = Threads("embed", self._threads, self._batch_thread)
 
     def _batch_thread(self) -> None:
         """A batch thread starts at `batch_nice` (queries, the event loop and the database first),
@@ -113,10 +105,9 @@ class OnnxMiniLM:
 
     def submit(self, texts: Sequence[str]) -> Future[list[list[float]]]:
         """`embed` on the embedder's own threads, without waiting: what `embed_async` awaits."""
-        self._executors()
         texts = list(texts)
         if len(texts) <= QUERY_TEXTS:
-            return self._queries.submit(self._encode, texts, "queries")
+            return self._pools.queries.submit(self._encode, texts, "queries")
         return self._fan_out(texts)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -140,7 +131,7 @@ class OnnxMiniLM:
                                or (len(chunks[-1]) + 1) * longest * longest > ATTENTION_BUDGET):
                 chunks.append([])
             chunks[-1].append(i)
-        parts = [self._batches.submit(self._encode, [texts[i] for i in rows], "batches") for rows in chunks]
+        parts = [self._pools.batches.submit(self._encode, [texts[i] for i in rows], "batches") for rows in chunks]
         done: Future[list[list[float]]] = Future()
         left = [len(parts)]
         guard = threading.Lock()

@@ -15,10 +15,10 @@ import os
 import threading
 import warnings
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Sequence
 
-from kg.core.embedders.base import QUERY_TEXTS, EmbeddingError
+from kg.core.embedders.base import QUERY_TEXTS, EmbeddingError, Threads
 from kg.core.extras import require
 from kg.core.settings.tree import EmbeddingSettings
 
@@ -52,26 +52,18 @@ class SentenceTransformerEmbedder:
         # calling thread, so each thread sets its own size once: every core for batches,
         # `query_threads` for queries (a team of several threads spinning on a small machine made a
         # query take twice as long, 14 ms against 8 on two cores).
-        self._pid = -1
-        self._executors()
-
-    def _executors(self) -> None:
-        if self._pid != os.getpid():  # new, or a forked child: it has the executors but not their threads
-            self._batches = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-batch")
-            self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
-            self._pid = os.getpid()
+        self._pools = Threads("embed")
 
     def submit(self, texts: Sequence[str]) -> Future[list[list[float]]]:
         """`embed` on the model's own thread, without waiting: what `embed_async` awaits."""
-        self._executors()
         texts = list(texts)
         query = len(texts) <= QUERY_TEXTS
         if self._model is None:  # the first call loads the model on the batch thread, then goes on as any other
-            return self._batches.submit(self._load_then_encode, texts)
+            return self._pools.batches.submit(self._load_then_encode, texts)
         # Queries take their own thread only through the traced encoder, which has its own tokenizer:
         # the shared one may not be used from two threads at once ("Already borrowed").
         own_thread = query and self._single is not None
-        return (self._queries if own_thread else self._batches).submit(self._encode, texts, query)
+        return (self._pools.queries if own_thread else self._pools.batches).submit(self._encode, texts, query)
 
     def _load_then_encode(self, texts: list[str]) -> list[list[float]]:
         """On the batch thread: load, then embed where any later call would. A batch is embedded
@@ -79,7 +71,7 @@ class SentenceTransformerEmbedder:
         self._load()
         query = len(texts) <= QUERY_TEXTS
         if query and self._single is not None:
-            return self._queries.submit(self._encode, texts, query).result()
+            return self._pools.queries.submit(self._encode, texts, query).result()
         return self._encode(texts, query)
 
     @property
@@ -91,8 +83,7 @@ class SentenceTransformerEmbedder:
 
     def load(self) -> None:
         """Load the weights now (the first `embed` does it otherwise)."""
-        self._executors()
-        self._batches.submit(self._load).result()
+        self._pools.batches.submit(self._load).result()
 
     def _load(self) -> None:
         with self._lock:
