@@ -9,16 +9,13 @@ import asyncio
 import logging
 from collections.abc import Awaitable
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kg.core.embedders.late import BYTES_PER_TOKEN, LateEncoder
 from kg.core.store.store import Store
 
 from .vectors import SCORE_DECIMALS, NamespaceVectors
-
-if TYPE_CHECKING:
-    from kg.core.embedders.late import LateEncoder
 
 log = logging.getLogger(__name__)
 
@@ -47,16 +44,24 @@ async def late_list(store: Store, cached: NamespaceVectors | None, late: LateEnc
 
 
 async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, namespace: str, head: list[str],
-                            encoded: Awaitable[np.ndarray], as_of: datetime | None) -> list[str]:
+                            encoded: Awaitable[np.ndarray], as_of: datetime | None, budget: int = 0) -> list[str]:
     """`head`'s sessions, each scored as one document of its turns' token vectors (those by `as_of`):
-    each query token's best match anywhere in the session, summed; rounded, then by id. [] where the
-    vector cache does not hold the namespace whole or the encoder failed (late_list has logged it)."""
+    each query token's best match anywhere in the session, summed; rounded, then by id. Sessions are
+    taken in `head`'s order while their tokens together fit `budget` (the first always; 0: all), so
+    the cost is bounded whatever the sessions' length. [] where the vector cache does not hold the
+    namespace whole or the encoder failed (late_list has logged it)."""
     try:
         query = await encoded
     except Exception:  # noqa: BLE001 - see above
         return []
     held = cached.session_late_tokens(namespace, head, as_of.timestamp() if as_of else None) if cached else None
-    ids = [s for s in head if held and s in held]
+    ids, spent = [], 0
+    for s in head:
+        if held and s in held:
+            spent += len(held[s]) // BYTES_PER_TOKEN
+            if ids and budget and spent > budget:
+                break
+            ids.append(s)
     if not held or not ids:
         return []
     found = await asyncio.wrap_future(late.submit_scores(query, [held[s] for s in ids]))

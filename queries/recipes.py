@@ -123,6 +123,9 @@ class Recipe(BaseModel):
     # in different turns), fused with the session lists at this weight; read only with `late_weight`
     session_late_weight: float = Field(0.0, ge=0)
     session_late_top_n: int = Field(20, ge=2)
+    # ... of which those that fit this many tokens together, in stage 1's order (the first always; 0:
+    # all): the list's cost is bounded whatever the sessions' length
+    session_late_budget: int = Field(16384, ge=0)
 
 
     @model_validator(mode="after")

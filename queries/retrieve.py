@@ -139,8 +139,7 @@ class Retriever:
         needs_vector = dense or recipe.two_stage
         words = bounded(content_terms(query) if recipe.content_words else query)
         lucene = lucene_escape(words)
-        # The namespace's size (cached) decides exact search or the index, and so whose statistics
-        # BM25 reads.
+        # The namespace's size (cached) decides exact search or the index, and so whose statistics BM25 reads.
         size, total = await self.sizes.counts(namespace)
         exact = self.vector_search.exact("turns", size)
         depth = max(self.settings.candidates if exact else self.settings.index_candidates, k)
@@ -268,7 +267,8 @@ class Retriever:
         if late_query is not None and self.late is not None and recipe.session_late_weight and exact:
             with span("retrieval.session_late"):  # stage 1's first sessions again, by late interaction
                 head = ranking(rrf(session_lists, recipe.rrf_k, session_weights))[: recipe.session_late_top_n]
-                session_lists.append(await session_late_list(self.vectors, self.late, namespace, head, late_query, as_of))
+                session_lists.append(await session_late_list(self.vectors, self.late, namespace, head, late_query,
+                                                             as_of, recipe.session_late_budget))
             session_weights.append(recipe.session_late_weight)
         s_scores = rrf(session_lists, recipe.rrf_k, session_weights)
         for s in in_window:

@@ -130,13 +130,21 @@ async def test_the_sessions_late_list_scores_each_session_as_one_document(memory
     whole = dict(zip(joined, late.scores(encoder.query(QUERY), list(joined.values()))))
     by_tokens = sorted(whole, key=lambda s: (-round(float(whole[s]), 6), s))
 
-    async def sessions(weight: float) -> list[str]:
-        chosen = RECIPES["hierarchical"].model_copy(update={"session_late_weight": weight})
+    async def sessions(weight: float, budget: int = 0) -> list[str]:
+        chosen = RECIPES["hierarchical"].model_copy(update={"session_late_weight": weight,
+                                                            "session_late_budget": budget})
         return [a.session.id for a in await memory.search_sessions(namespace, QUERY, k=len(SESSIONS), recipe=chosen)]
 
     assert await sessions(50.0) == by_tokens  # weighted so that it decides: the order of the tokens alone
-    assert await sessions(0.0) != by_tokens  # the other lists alone rank otherwise (so the list is what moved it)
-    assert by_tokens.index("cello") < (await sessions(0.0)).index("cello")
+    without = await sessions(0.0)
+    assert without != by_tokens  # the other lists alone rank otherwise (so the list is what moved it)
+    assert by_tokens.index("cello") < without.index("cello")
+    # a token budget takes stage 1's sessions in order while they fit: the first two, ordered by their
+    # tokens, then the rest as without the list; a budget that holds none still scores the first
+    two = sum(len(joined[s]) // late.BYTES_PER_TOKEN for s in without[:2])
+    assert await sessions(50.0, budget=two) == sorted(without[:2], key=by_tokens.index) + without[2:]
+    assert await sessions(50.0, budget=two - 1) == without
+    assert await sessions(50.0, budget=1) == without
 
 
 async def test_an_export_never_carries_tokens_and_an_import_makes_them(memory: AsyncMemory, namespace: str) -> None:
