@@ -55,7 +55,8 @@ async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, 
     except Exception:  # noqa: BLE001 - see above
         return []
     held = cached.session_late_tokens(namespace, head, as_of.timestamp() if as_of else None) if cached else None
-    ids, spent = [], 0
+    ids: list[str] = []
+    spent = 0
     for s in head:
         if held and s in held:
             spent += len(held[s]) // BYTES_PER_TOKEN
