@@ -15,7 +15,7 @@ import numpy as np
 from kg.core.embedders.late import BYTES_PER_TOKEN, LateEncoder
 from kg.core.store.store import Store
 
-from .vectors import SCORE_DECIMALS, NamespaceVectors
+from .vectors import SCORE_DECIMALS, HeldNamespace, NamespaceVectors
 
 log = logging.getLogger(__name__)
 
@@ -54,17 +54,33 @@ async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, 
         query = await encoded
     except Exception:  # noqa: BLE001 - see above
         return []
-    held = cached.session_late_tokens(namespace, head, as_of.timestamp() if as_of else None) if cached else None
-    ids: list[str] = []
-    spent = 0
-    for s in head:
-        if held and s in held:
-            spent += len(held[s]) // BYTES_PER_TOKEN
-            if ids and budget and spent > budget:
-                break
-            ids.append(s)
-    if not held or not ids:
+    space = cached.held(namespace) if cached is not None else None
+    if space is None or not space.complete:
         return []
+    held = _session_tokens(space, head, as_of.timestamp() if as_of else None, budget)
+    if not held:
+        return []
+    ids = list(held)
     found = await asyncio.wrap_future(late.submit_scores(query, [held[s] for s in ids]))
     score = {s: round(float(v), SCORE_DECIMALS) for s, v in zip(ids, found)}
     return sorted(ids, key=lambda s: (-score[s], s))
+
+
+def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float | None, budget: int) -> dict[str, bytes]:
+    """Each of `session_ids`' turns' packed token vectors joined (those at or before `until`, epoch
+    seconds; None: all), in order while their tokens together fit `budget` (the first always; 0: all),
+    so the sessions past it are never copied; a session with none is left out."""
+    out: dict[str, bytes] = {}
+    spent = 0
+    for s in session_ids:
+        block = space.blocks.get(s)
+        if block is None:
+            continue
+        tokens = [t for r, t in zip(block.rows, block.late) if t and (until is None or r[4].timestamp() <= until)]
+        if not tokens:
+            continue
+        spent += sum(map(len, tokens)) // BYTES_PER_TOKEN
+        if out and budget and spent > budget:
+            break
+        out[s] = b"".join(tokens)
+    return out

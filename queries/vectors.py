@@ -74,7 +74,7 @@ class _Block:
 
 
 @dataclass
-class _Namespace:
+class HeldNamespace:
     blocks: dict[str, _Block]
     rows: list[Row]
     ts: np.ndarray  # epoch seconds, for as_of
@@ -137,7 +137,7 @@ def unit_rows(rows: list[list[float]] | np.ndarray) -> np.ndarray:
     return m / np.where(norms == 0, 1.0, norms)
 
 
-def _join(blocks: dict[str, _Block], complete: bool) -> _Namespace:
+def _join(blocks: dict[str, _Block], complete: bool) -> HeldNamespace:
     ordered = [blocks[s] for s in sorted(blocks)]
     rows = [r for b in ordered for r in b.rows]
     matrices: dict[Key, np.ndarray] = {}
@@ -150,7 +150,7 @@ def _join(blocks: dict[str, _Block], complete: bool) -> _Namespace:
     passages = np.concatenate([b.passages for b, _ in long]) if long else np.zeros((0, 0), dtype=np.float32)
     owners = np.concatenate([b.owners + start for b, start in long]) if long else np.zeros(0, dtype=np.int64)
     late = [t for b in ordered for t in b.late]
-    return _Namespace(blocks, rows, ts, matrices, passages, owners, late, sum(len(t) for t in late if t), complete)
+    return HeldNamespace(blocks, rows, ts, matrices, passages, owners, late, sum(len(t) for t in late if t), complete)
 
 
 class NamespaceVectors:
@@ -159,7 +159,7 @@ class NamespaceVectors:
         self.max_turns = max_turns
         self.max_late_bytes = late_bytes  # the token vectors held (late interaction), in all
         self._rows = "retrieval/vector_rows" if vectors else "retrieval/term_rows"
-        self._spaces: OrderedDict[str, _Namespace] = OrderedDict()
+        self._spaces: OrderedDict[str, HeldNamespace] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self.summaries = SummaryTerms(store)  # BM25 over summaries, forgotten with the namespace
 
@@ -168,7 +168,7 @@ class NamespaceVectors:
         return list(self._spaces)
 
     async def search(self, namespace: str, key: Key, vector: list[float], depth: int, as_of: datetime | None,
-                     held: Awaitable[_Namespace] | None = None) -> list[Candidate]:
+                     held: Awaitable[HeldNamespace] | None = None) -> list[Candidate]:
         """The `depth` turns nearest `vector` on `key` (a turn without a context key: its own text); on
         the turn's own key, a long turn scores its best part."""
         space = await (held or self.current(namespace))
@@ -185,7 +185,7 @@ class NamespaceVectors:
         return _best(space, scores, depth)
 
     async def keyword_search(self, namespace: str, key: Key, query: str, depth: int, as_of: datetime | None,
-                             held: Awaitable[_Namespace] | None = None) -> list[Candidate] | None:
+                             held: Awaitable[HeldNamespace] | None = None) -> list[Candidate] | None:
         """The `depth` best turns by BM25 on `key` with the namespace's own statistics, as the
         fulltext list ranks them (score, then id; turns that match no term are left out); None
         while the cache does not hold every turn of the namespace."""
@@ -199,7 +199,7 @@ class NamespaceVectors:
         return _best(space, scores, depth)
 
     async def session_keyword_search(self, namespace: str, query: str, depth: int, as_of: datetime | None,
-                                     held: Awaitable[_Namespace] | None = None) -> list[str] | None:
+                                     held: Awaitable[HeldNamespace] | None = None) -> list[str] | None:
         """The `depth` sessions best matching `query` by BM25 over their whole text (turns to `as_of`),
         with the namespace's own statistics, then by id; None while the cache lacks a turn."""
         space = await (held or self.current(namespace))
@@ -210,7 +210,7 @@ class NamespaceVectors:
         scores = np.where(scores > 0, scores, -np.inf)
         return [ids[i] for i in ranked(scores, ids, depth) if np.isfinite(scores[i])]
 
-    def _holding(self, namespace: str, ids: list[str]) -> tuple[_Namespace, dict[str, int]] | None:
+    def _holding(self, namespace: str, ids: list[str]) -> tuple[HeldNamespace, dict[str, int]] | None:
         """The namespace as the last search left it, and its rows by turn id, if it holds every one of `ids`."""
         space = self._spaces.get(namespace)
         at = space.positions() if space is not None else {}
@@ -239,26 +239,11 @@ class NamespaceVectors:
         space, at = held
         return {i: tokens for i in ids if (tokens := space.late[at[i]])}
 
-    def session_late_tokens(self, namespace: str, session_ids: list[str], until: float | None
-                            ) -> dict[str, bytes] | None:
-        """Each of `session_ids`' turns' packed token vectors joined (those at or before `until`, epoch
-        seconds; None: all), from the namespace as the last search left it; a session with none is left
-        out; None unless the namespace is held whole."""
-        space = self._spaces.get(namespace)
-        if space is None or not space.complete:
-            return None
-        out: dict[str, bytes] = {}
-        for s in session_ids:
-            block = space.blocks.get(s)
-            if block is None:
-                continue
-            joined = b"".join(t for r, t in zip(block.rows, block.late)
-                              if t and (until is None or r[4].timestamp() <= until))
-            if joined:
-                out[s] = joined
-        return out
+    def held(self, namespace: str) -> HeldNamespace | None:
+        """The namespace as the last search left it (nothing is read), or None."""
+        return self._spaces.get(namespace)
 
-    async def current(self, namespace: str) -> _Namespace:
+    async def current(self, namespace: str) -> HeldNamespace:
         """The namespace as the store holds it now (sessions whose revision moved are reloaded): one
         search's lists can share it, `held`, instead of each reading the revisions again."""
         lock = self._locks.setdefault(namespace, asyncio.Lock())
@@ -345,7 +330,7 @@ class NamespaceVectors:
             self.summaries.forget(gone)
 
 
-def _best(space: _Namespace, scores: np.ndarray, depth: int) -> list[Candidate]:
+def _best(space: HeldNamespace, scores: np.ndarray, depth: int) -> list[Candidate]:
     """The `depth` best rows by score (then id), as candidates; rows scored -inf are left out."""
     out = []
     for i in ranked(scores, space.ids(), depth):
