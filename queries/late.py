@@ -13,8 +13,10 @@ from datetime import datetime
 import numpy as np
 
 from kg.core.embedders.late import BYTES_PER_TOKEN, LateEncoder
+from kg.core.models.turns import Role
 from kg.core.store.store import Store
 
+from .recipes import Recipe
 from .vectors import SCORE_DECIMALS, HeldNamespace, NamespaceVectors
 
 log = logging.getLogger(__name__)
@@ -44,12 +46,14 @@ async def late_list(store: Store, cached: NamespaceVectors | None, late: LateEnc
 
 
 async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, namespace: str, head: list[str],
-                            encoded: Awaitable[np.ndarray], as_of: datetime | None, budget: int = 0) -> list[str]:
+                            encoded: Awaitable[np.ndarray], as_of: datetime | None, recipe: Recipe,
+                            role: Role | None = None) -> list[str]:
     """`head`'s sessions, each scored as one document of its turns' token vectors (those by `as_of`):
     each query token's best match anywhere in the session, summed; rounded, then by id. Sessions are
-    taken in `head`'s order while their tokens together fit `budget` (the first always; 0: all), so
-    the cost is bounded whatever the sessions' length. [] where the vector cache does not hold the
-    namespace whole or the encoder failed (late_list has logged it)."""
+    taken in `head`'s order while their tokens together fit `recipe.session_late_budget` (the first
+    always; 0: all), so the cost is bounded whatever the sessions' length; with
+    `recipe.session_late_by_role`, a session is its turns of the `role` the query addresses. [] where
+    the vector cache does not hold the namespace whole or the encoder failed (late_list has logged it)."""
     try:
         query = await encoded
     except Exception:  # noqa: BLE001 - see above
@@ -57,7 +61,8 @@ async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, 
     space = cached.held(namespace) if cached is not None else None
     if space is None or not space.complete:
         return []
-    held = _session_tokens(space, head, as_of.timestamp() if as_of else None, budget)
+    held = _session_tokens(space, head, as_of.timestamp() if as_of else None, recipe.session_late_budget,
+                           role if recipe.session_late_by_role else None)
     if not held:
         return []
     ids = list(held)
@@ -66,7 +71,8 @@ async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, 
     return sorted(ids, key=lambda s: (-score[s], s))
 
 
-def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float | None, budget: int) -> dict[str, bytes]:
+def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float | None, budget: int,
+                    role: Role | None = None) -> dict[str, bytes]:
     """Each of `session_ids`' turns' packed token vectors joined (those at or before `until`, epoch
     seconds; None: all), in order while their tokens together fit `budget` (the first always; 0: all),
     so the sessions past it are never copied; a session with none is left out."""
@@ -76,7 +82,8 @@ def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float |
         block = space.blocks.get(s)
         if block is None:
             continue
-        tokens = [t for r, t in zip(block.rows, block.late) if t and (until is None or r[4].timestamp() <= until)]
+        tokens = [t for r, t in zip(block.rows, block.late)
+                  if t and (until is None or r[4].timestamp() <= until) and (role is None or r[6] == role)]
         if not tokens:
             continue
         spent += sum(map(len, tokens)) // BYTES_PER_TOKEN

@@ -268,7 +268,7 @@ class Retriever:
             with span("retrieval.session_late"):  # stage 1's first sessions again, by late interaction
                 head = ranking(rrf(session_lists, recipe.rrf_k, session_weights))[: recipe.session_late_top_n]
                 session_lists.append(await session_late_list(self.vectors, self.late, namespace, head, late_query,
-                                                             as_of, recipe.session_late_budget))
+                                                             as_of, recipe, role))
             session_weights.append(recipe.session_late_weight)
         s_scores = rrf(session_lists, recipe.rrf_k, session_weights)
         for s in in_window:

@@ -147,6 +147,43 @@ async def test_the_sessions_late_list_scores_each_session_as_one_document(memory
     assert await sessions(50.0, budget=1) == without
 
 
+ROLES = {  # (role, text): in "advice" only the assistant speaks of the cello; in "practice" the user does
+    "advice": [("user", "What should I do this weekend?"),
+               ("assistant", "You could try cello lessons: a cello teacher, an instrument to rent, practice every evening.")],
+    "practice": [("user", "I practice the cello every evening after work."), ("assistant", "Sounds lovely.")],
+    "cards": [("user", "We should play cards tonight."), ("assistant", "Sure, after dinner.")],
+}
+FIRST_PERSON = "Which instrument do I practice in the evenings?"
+
+
+async def test_by_role_a_session_is_the_turns_of_the_role_the_query_addresses(memory: AsyncMemory, namespace: str
+                                                                              ) -> None:
+    at = START
+    for sid, turns in ROLES.items():
+        for role, text in turns:
+            at += timedelta(minutes=1)
+            await memory.add_message(namespace, role, text, ts=at, session_id=sid)
+        await memory.close_session(namespace, sid)
+    rows = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.session_id AS s, t.role AS role, "
+                             "t.idx AS idx, t.late_tokens AS tokens ORDER BY t.idx", ns=namespace)
+    encoder = memory.late_encoder
+    assert encoder is not None
+
+    def by_tokens(role: str | None) -> list[str]:
+        joined = {s: b"".join(r["tokens"] for r in rows if r["s"] == s and role in (None, r["role"])) for s in ROLES}
+        whole = dict(zip(joined, late.scores(encoder.query(FIRST_PERSON), list(joined.values()))))
+        return sorted(whole, key=lambda s: (-round(float(whole[s]), 6), s))
+
+    async def sessions(by_role: bool) -> list[str]:
+        chosen = RECIPES["hierarchical"].model_copy(update={"session_late_weight": 50.0, "session_late_budget": 0,
+                                                            "session_late_by_role": by_role})
+        return [a.session.id for a in await memory.search_sessions(namespace, FIRST_PERSON, k=len(ROLES), recipe=chosen)]
+
+    assert by_tokens("user") != by_tokens(None)  # the fixture: the user's words alone rank otherwise
+    assert await sessions(True) == by_tokens("user")  # a first-person question: the user's turns
+    assert await sessions(False) == by_tokens(None)
+
+
 async def test_an_export_never_carries_tokens_and_an_import_makes_them(memory: AsyncMemory, namespace: str) -> None:
     await _write(memory, namespace)
     records = [r async for r in memory.export_namespace(namespace, vectors=True)]
