@@ -44,6 +44,7 @@ LATE = 3.0
 # the query addresses (docs/retrieval.md)
 SESSION_LATE = 0.5
 
+
 class Boosts(BaseModel):
     """Additions to a turn's fused score, in units of a first-rank RRF vote (1 / (rrf_k + 1))."""
 

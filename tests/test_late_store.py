@@ -112,14 +112,21 @@ SESSIONS = {  # one session says it in other words; the others share the questio
 }
 
 
+async def _closed(memory: AsyncMemory, namespace: str, sessions: dict[str, list[tuple[str, str | None, str]]]
+                  ) -> None:
+    """Each session's turns ((role, speaker, text)) written a minute apart, then the session closed."""
+    at = START
+    for sid, turns in sessions.items():
+        for role, speaker, text in turns:
+            at += timedelta(minutes=1)
+            await memory.add_message(namespace, role, text, ts=at, speaker=speaker, session_id=sid)
+        await memory.close_session(namespace, sid)
+
+
 async def test_the_sessions_late_list_scores_each_session_as_one_document(memory: AsyncMemory, namespace: str
                                                                          ) -> None:
-    at = START
-    for sid, turns in SESSIONS.items():
-        for speaker, text in turns:
-            at += timedelta(minutes=1)
-            await memory.add_message(namespace, "user", text, ts=at, speaker=speaker, session_id=sid)
-        await memory.close_session(namespace, sid)
+    await _closed(memory, namespace, {sid: [("user", speaker, text) for speaker, text in turns]
+                                      for sid, turns in SESSIONS.items()})
     rows = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.session_id AS s, t.late_tokens AS tokens",
                              ns=namespace)
     joined: dict[str, bytes] = {}
@@ -158,12 +165,7 @@ FIRST_PERSON = "Which instrument do I practice in the evenings?"
 
 async def test_by_role_a_session_is_the_turns_of_the_role_the_query_addresses(memory: AsyncMemory, namespace: str
                                                                               ) -> None:
-    at = START
-    for sid, turns in ROLES.items():
-        for role, text in turns:
-            at += timedelta(minutes=1)
-            await memory.add_message(namespace, role, text, ts=at, session_id=sid)
-        await memory.close_session(namespace, sid)
+    await _closed(memory, namespace, {sid: [(role, None, text) for role, text in turns] for sid, turns in ROLES.items()})
     rows = await cypher_rows(memory, "MATCH (t:Turn {namespace: $ns}) RETURN t.session_id AS s, t.role AS role, "
                              "t.idx AS idx, t.late_tokens AS tokens ORDER BY t.idx", ns=namespace)
     encoder = memory.late_encoder
