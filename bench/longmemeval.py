@@ -13,7 +13,8 @@ over the turns' own keys, sessions ranked by their best turn), once before and o
 - turn_hit@10: 1 when any evidence turn is in the top 10;
 and what it costs: `close_session` seconds per 10 turns (p50 over sessions, and total), the first
 search after a write (after each question's ingest and after its sessions closed: the namespace's
-caches see new vectors) beside warm searches, p50/p95, and apart from both the first search of a
+caches see new vectors; also by phase: "before" follows the ingest, "after" the closing) beside
+warm searches, p50/p95, and apart from both the first search of a
 namespace a kept run reuses (nothing written: the process reads it into its cache). A question whose
 sessions a kept run had closed already has no "before closing" phase: it is counted
 (`questions_without_before`), not scored as before. `--http` asks the HTTP door too
@@ -116,7 +117,7 @@ class Run:
         self.prefix = prefix
         self.retrievers = retrievers
         self.rows: list[dict[str, Any]] = []  # one per question, phase and retriever
-        self.first_ms: list[float] = []
+        self.first_ms: dict[str, list[float]] = {phase: [] for phase in PHASES}  # after ingest, after closing
         self.cold_ms: list[float] = []  # first searches of kept namespaces (nothing written)
         self.warm_ms: list[float] = []
         self.searched: set[str] = set()  # namespaces this process has searched
@@ -143,7 +144,7 @@ class Run:
             if name == "product":
                 ns = self.namespace(question)
                 if first or ns not in self.searched:  # the same search again, warm, beside it
-                    (self.first_ms if first else self.cold_ms).append(ms)
+                    (self.first_ms[phase] if first else self.cold_ms).append(ms)
                     ms = (await self.ask(question, recipe))[2]
                 self.warm_ms.append(ms)
                 self.searched.add(ns)
@@ -195,7 +196,8 @@ class Run:
             "close_s_per_10_turns_p50": round(percentile(per_10, 0.5), 4),
             "close_s_per_10_turns_mean": round(sum(s for s, _ in self.close_s) / max(1, sum(n for _, n in self.close_s)) * 10, 4),
             "sessions_closed": len(self.close_s),
-            "first_search_after_write_ms": _latency(self.first_ms),
+            "first_search_after_write_ms": _latency([ms for phase in PHASES for ms in self.first_ms[phase]]),
+            "first_search_after_write_ms_by_phase": {phase: _latency(self.first_ms[phase]) for phase in PHASES},
             "first_search_of_kept_namespace_ms": _latency(self.cold_ms),
             "warm_search_ms": _latency(self.warm_ms),
             "ingest_turns_per_s": round(self.ingested / self.ingest_s, 1) if self.ingest_s else None,

@@ -3,8 +3,8 @@ summaries' list (`kg.queries.retrieve`) for a namespace the in-memory cache hold
 (`kg.queries.vectors`, which forgets a namespace's summaries when it evicts the namespace).
 
 Before each search the namespace's stamp (`retrieval/summary_stamp`) says whether any version was
-made, expired or deleted since; only then are the versions listed again, and only new ones' texts read
-and analysed. A version this process wrote (`written`, told by the summaries' writer after its commit)
+made, expired or deleted since; only then does the same read list the versions again, and only new
+ones' texts are read and analysed. A version this process wrote (`written`, told by the summaries' writer after its commit)
 is analysed then, for a namespace held here, so the first search after closing a session reads no text.
 """
 
@@ -62,12 +62,13 @@ class SummaryTerms:
     async def _current(self, namespace: str) -> _Summaries:
         """The namespace's summary versions: which are current, and the terms of each (read once per id)."""
         async with self._locks.setdefault(namespace, asyncio.Lock()):
-            stamp = (await self.store.read_row("retrieval/summary_stamp", namespace=namespace)).get("stamp")
             kept = self._held.get(namespace)
-            if kept is not None and kept.stamp == stamp:  # no version made, expired or deleted since
+            read = await self.store.read_row("retrieval/summary_stamp", namespace=namespace,
+                                             known=kept.stamp if kept is not None else None)
+            stamp, listed_rows = read.get("stamp"), read.get("rows")
+            if kept is not None and listed_rows is None:  # the stamp it holds: no version made, expired or deleted
                 return kept
-            rows = (await self.store.read_row("retrieval/summary_versions", namespace=namespace)).get("rows", [])
-            rows.sort(key=lambda r: r[0])
+            rows = sorted(listed_rows or [], key=lambda r: r[0])
             held = self._held.get(namespace) or _Summaries.empty()
             listed = {r[0] for r in rows}
             fresh = self._fresh.pop(namespace, {})
@@ -76,8 +77,8 @@ class SummaryTerms:
             terms = {i: t for i, t in {**held.terms, **fresh}.items() if i in listed}
             missing = [r[0] for r in rows if r[0] not in terms]
             if missing:  # a version's text is read and analysed once; then its terms join the others'
-                read = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
-                terms.update({i: _terms(text, words) for i, text, words in read.get("rows", [])})
+                texts = await self.store.read_row("retrieval/summary_texts", namespace=namespace, ids=missing)
+                terms.update({i: _terms(text, words) for i, text, words in texts.get("rows", [])})
                 rows = [r for r in rows if r[0] in terms]  # one deleted in between is left out
             ids = [r[0] for r in rows]
             same = ids == held.ids  # the same versions: their postings stand (sessions may have merged)
@@ -103,7 +104,7 @@ class _Summaries:
     started: np.ndarray  # epoch seconds
     text: keywords.Postings
     topics: keywords.Postings  # the `keywords` field: topics and entities
-    stamp: list[Any] | None = None  # retrieval/summary_stamp, read before the versions
+    stamp: list[Any] | None = None  # retrieval/summary_stamp, read with the versions
 
     @classmethod
     def empty(cls) -> _Summaries:

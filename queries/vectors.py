@@ -5,9 +5,10 @@ over turns, and over each session's whole text (its turns' own keys summed: stag
 Neo4j stays the source of truth. Every write of a turn vector (a new turn, a context key, a
 re-embed) bumps its session's `vectors_rev` in the same transaction, so before each search the
 cache reads the namespace's stamp (`retrieval/vector_stamp`: its sessions' count, revisions, latest
-change and turns, in one row) and, only when that moved, its session revisions, then reloads only
-the sessions whose revision changed, dropping those that are gone. The revisions are read before the rows, so
-a write landing in between is seen as a change next time, never hidden. Namespaces are evicted
+change and turns, in one row) and, only when that moved from the stamp it holds, its session
+revisions in the same read, then reloads only the sessions whose revision changed, dropping those
+that are gone. The revisions are read before the rows, so a write landing in between is seen as a
+change next time, never hidden. Namespaces are evicted
 least recently used once the cache holds more than `max_turns` turns. The cache holds the turns
 that have a vector; while a session has a turn without one (written while the embedder was down),
 the namespace's keyword lists are left to the fulltext indexes.
@@ -249,13 +250,14 @@ class NamespaceVectors:
         lock = self._locks.setdefault(namespace, asyncio.Lock())
         async with lock:  # one refresh per namespace at a time; searches of a fresh one wait briefly
             held = self._spaces.get(namespace)
-            stamp = (await self.store.read_row("retrieval/vector_stamp", namespace=namespace)).get("stamp")
-            if held is not None and held.stamp is not None and held.stamp == stamp:  # nothing moved
+            row = await self.store.read_row("retrieval/vector_stamp", namespace=namespace,
+                                            known=held.stamp if held is not None else None)
+            stamp, sessions = row.get("stamp"), row.get("sessions")
+            if held is not None and sessions is None:  # the stamp it holds: nothing moved
                 self._spaces.move_to_end(namespace)
                 return held
-            row = await self.store.read_row("retrieval/vector_revisions", namespace=namespace)
-            revisions = {s: (int(rev), changed) for s, rev, changed, _ in row.get("sessions", [])}
-            counts = {s: int(n or 0) for s, _, _, n in row.get("sessions", [])}
+            revisions = {s: (int(rev), changed) for s, rev, changed, _ in sessions or []}
+            counts = {s: int(n or 0) for s, _, _, n in sessions or []}
             space = self._spaces.get(namespace)
             blocks = dict(space.blocks) if space else {}
             stale = [s for s, rev in revisions.items() if s not in blocks or blocks[s].revision != rev]
@@ -270,7 +272,7 @@ class NamespaceVectors:
                 self._spaces.move_to_end(namespace)
             else:
                 self._keep(namespace, blocks, complete)
-            # read before the revisions: a write landing in between moves it again, and is seen next time
+            # read with the revisions, before the rows: a write landing in between moves it again, seen next time
             self._spaces[namespace].stamp = stamp
             return self._spaces[namespace]
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kg import AsyncMemory
+from kg.core.telemetry.hooks import add_observer, remove_observer
 
 
 async def cypher_rows(memory: AsyncMemory, query: str, /, **params: Any) -> list[dict[str, Any]]:
@@ -18,3 +22,30 @@ async def cypher_value(memory: AsyncMemory, query: str, /, **params: Any) -> Any
     [row] = await cypher_rows(memory, query, **params)
     [value] = row.values()
     return value
+
+
+class StatementCount:
+    """An observer (`kg.core.telemetry.hooks`) counting the statements run, by name."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+
+    def statement(self, name: str, seconds: float) -> None:
+        self.counts[name] += 1
+
+    def embed(self, kind: str, seconds: float) -> None: ...
+
+    def llm(self, purpose: str, seconds: float, input_tokens: int, output_tokens: int) -> None: ...
+
+    def job(self, kind: str, outcome: str, seconds: float) -> None: ...
+
+
+@contextmanager
+def statements_counted() -> Iterator[Counter[str]]:
+    """The statements run inside the block, by name."""
+    seen = StatementCount()
+    add_observer(seen)
+    try:
+        yield seen.counts
+    finally:
+        remove_observer(seen)

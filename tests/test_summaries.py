@@ -4,7 +4,6 @@ hierarchical rollup within the token budget, the LLM summarizer through the fake
 from __future__ import annotations
 
 import json
-from collections import Counter
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -14,7 +13,6 @@ from kg import AsyncMemory
 from kg.core.prompts.extraction import ChunkTurn
 from kg.core.prompts.summaries import Part
 from kg.core.settings.tree import LLMService, Settings
-from kg.core.telemetry.hooks import add_observer, remove_observer
 from kg.ingest.extraction.chunking import estimate_tokens
 from kg.ingest.reembed import embed_missing
 from kg.ingest.summaries.keys import context_texts, context_vectors, quoted_vector, short_replies
@@ -22,7 +20,7 @@ from kg.ingest.summaries.llm import LLMSummarizer, summarizer_for
 from kg.ingest.summaries.offline import OfflineSummarizer, keyphrases
 from kg.ingest.summaries.plan import rollup_groups, windows
 from kg.ingest.summaries.writer import SessionSummarizer
-from tests.cypher_state import cypher_rows
+from tests.cypher_state import cypher_rows, statements_counted
 from tests.fake_llm import FakeLLM, Reply, SeenRequest, fake_llm
 from tests.transcripts import transcript
 
@@ -343,22 +341,6 @@ async def _closed_state(memory: AsyncMemory, namespace: str) -> dict:
     return {"sessions": sessions, "summaries": summaries, "keys": keys}
 
 
-class _StatementCount:
-    """An observer (`kg.core.telemetry.hooks`) counting statements by name."""
-
-    def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
-
-    def statement(self, name: str, seconds: float) -> None:
-        self.counts[name] += 1
-
-    def embed(self, kind: str, seconds: float) -> None: ...
-
-    def llm(self, purpose: str, seconds: float, input_tokens: int, output_tokens: int) -> None: ...
-
-    def job(self, kind: str, outcome: str, seconds: float) -> None: ...
-
-
 async def test_a_sweep_closes_sessions_in_batches_as_closing_them_one_at_a_time_would(
     memory: AsyncMemory, namespace: str
 ) -> None:
@@ -381,16 +363,12 @@ async def test_a_sweep_closes_sessions_in_batches_as_closing_them_one_at_a_time_
         now = T0 + timedelta(days=2)
         for session_id in sessions:
             await writer.summarize(one_by_one, session_id, now=now, open_=False, close=True)
-        reads = _StatementCount()
-        add_observer(reads)
-        try:
+        with statements_counted() as reads:
             swept = await writer.due(namespace, now=now)
-        finally:
-            remove_observer(reads)
         assert sorted(s.session_id for s in swept) == sorted(sessions)
         # each session's turns are read once, in its batch's transaction: the long one is not read again
         # for its windows
-        assert reads.counts["sessions/index_turns"] == reads.counts["sessions/close"] == 4, reads.counts
+        assert reads["sessions/index_turns"] == reads["sessions/close"] == 4, reads
         assert all(s.namespace == namespace and s.version == 1 for s in swept)
         batched, single = await _closed_state(memory, namespace), await _closed_state(memory, one_by_one)
         assert len(batched["keys"]) == 74 and all(k["text"] for k in batched["keys"])

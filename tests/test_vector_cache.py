@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from kg import AsyncMemory
-from kg.queries.recipes import FLAT, Recipe
+from kg.queries.recipes import FLAT, HIERARCHICAL, Recipe
 from kg.queries.retrieve import Retriever
-from tests.cypher_state import cypher_rows
+from tests.cypher_state import cypher_rows, statements_counted
 
 START = datetime(2025, 3, 3, 9, tzinfo=timezone.utc)
 LINES = [
@@ -90,6 +90,26 @@ async def test_new_turns_context_keys_and_deletes_show_at_once(memory: AsyncMemo
 
     await memory.delete_namespace(namespace)
     assert await _ranked(retriever, namespace, "quantum entanglement experiment") == []
+
+
+async def test_a_search_checks_the_store_in_one_read_and_a_moved_namespace_in_the_same_read(
+        memory: AsyncMemory, namespace: str) -> None:
+    await _seed(memory, namespace)
+    await memory.summarize_due(namespace, now=START + timedelta(days=30))  # summaries: their cache checks too
+    retriever = _retriever(memory, 10_000)  # a cache of its own: this process's writes are not told to it
+    await retriever.search(namespace, "rail passes", 6, HIERARCHICAL)
+    with statements_counted() as still:
+        await retriever.search(namespace, "rail passes", 6, HIERARCHICAL)
+    # nothing moved: one read of each cache's stamp is all this search asks of the store
+    assert still == {"retrieval/vector_stamp": 1, "retrieval/summary_stamp": 1}, still
+
+    await memory.add_turns(namespace, "s1", [{"role": "user", "text": "The quantum entanglement experiment worked!",
+                                              "ts": START + timedelta(days=1, minutes=5)}])
+    with statements_counted() as moved:
+        found = await _ranked(retriever, namespace, "quantum entanglement experiment", HIERARCHICAL)
+    assert found[0] == (await memory.turns(namespace, "s1"))[-1].id  # seen at once
+    # the stamp that moved brought the sessions' revisions in the same read; then the moved session's rows
+    assert moved == {"retrieval/vector_stamp": 1, "retrieval/vector_rows": 1, "retrieval/summary_stamp": 1}, moved
 
 
 async def test_least_recently_used_namespace_is_evicted(memory: AsyncMemory, namespace: str) -> None:
