@@ -82,8 +82,9 @@ def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float |
         block = space.blocks.get(s)
         if block is None:
             continue
-        tokens = [t for r, t in zip(block.rows, block.late)
-                  if t and (until is None or r[4].timestamp() <= until) and (role is None or r[6] == role)]
+        by_then = block.times() <= until if until is not None else None
+        tokens = [t for i, (r, t) in enumerate(zip(block.rows, block.late))
+                  if t and (by_then is None or by_then[i]) and (role is None or r[6] == role)]
         if not tokens:
             continue
         spent += sum(map(len, tokens)) // BYTES_PER_TOKEN

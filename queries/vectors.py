@@ -57,18 +57,20 @@ class _Block:
     terms: dict[Key, keywords.Postings]
     late: list[bytes | None]
     _whole: keywords.Postings | None = None
-    _last: float | None = None  # its latest turn's time, epoch seconds
+    _times: np.ndarray | None = None  # each turn's time, epoch seconds
+
+    def times(self) -> np.ndarray:
+        """Each turn's time in epoch seconds, listed on first use (a turn's time never changes)."""
+        if self._times is None:
+            self._times = np.array([r[4].timestamp() for r in self.rows], dtype=np.float64)
+        return self._times
 
     def whole(self, until: float | None) -> keywords.Postings:
         """The session as one document of its turns' own keys, those at or before `until` (epoch
         seconds; None: all); the whole of it made once, a part only for a session `until` cuts."""
         one = np.zeros(len(self.rows), dtype=np.int64)
-        if until is not None:
-            if self._last is None:
-                self._last = max((r[4].timestamp() for r in self.rows), default=0.0)
-            if self._last > until:  # some turns are later: only those by then count
-                keep = np.array([r[4].timestamp() <= until for r in self.rows], dtype=bool)
-                return keywords.summed(self.terms["turn"], one, 1, keep)
+        if until is not None and len(self.rows) and self.times().max() > until:  # only turns by then count
+            return keywords.summed(self.terms["turn"], one, 1, self.times() <= until)
         if self._whole is None:
             self._whole = keywords.summed(self.terms["turn"], one, 1)
         return self._whole
