@@ -14,10 +14,10 @@ over the turns' own keys, sessions ranked by their best turn), once before and o
 and what it costs: `close_session` seconds per 10 turns (p50 over sessions, and total), the first
 search after a write (after each question's ingest and after its sessions closed: the namespace's
 caches see new vectors; also by phase: "before" follows the ingest, "after" the closing) beside
-warm searches, p50/p95, and apart from both the first search of a
-namespace a kept run reuses (nothing written: the process reads it into its cache). A question whose
-sessions a kept run had closed already has no "before closing" phase: it is counted
-(`questions_without_before`), not scored as before. `--http` asks the HTTP door too
+warm searches, p50/p95, and apart from both the first search of a namespace a kept run reuses
+(nothing written: the process reads it into its cache). A question whose sessions a kept run had
+closed already has no "before closing" phase: it is counted (`questions_without_before`), not scored
+as before. `--http` asks the HTTP door too
 (`GET /search`, `GET /search/sessions`, the app in process over ASGI) after closing.
 
 `--limit N` takes a stratified prefix: question types in turn, each in file order. `--rows` adds each

@@ -82,9 +82,9 @@ def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float |
         block = space.blocks.get(s)
         if block is None:
             continue
-        by_then = block.times() <= until if until is not None else None
-        tokens = [t for i, (r, t) in enumerate(zip(block.rows, block.late))
-                  if t and (by_then is None or by_then[i]) and (role is None or r[6] == role)]
+        by_then = block.times() <= until if until is not None else np.ones(len(block.rows), dtype=bool)
+        tokens = [t for r, t, kept in zip(block.rows, block.late, by_then)
+                  if t and kept and (role is None or r[6] == role)]
         if not tokens:
             continue
         spent += sum(map(len, tokens)) // BYTES_PER_TOKEN

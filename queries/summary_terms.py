@@ -4,8 +4,9 @@ summaries' list (`kg.queries.retrieve`) for a namespace the in-memory cache hold
 
 Before each search the namespace's stamp (`retrieval/summary_stamp`) says whether any version was
 made, expired or deleted since; only then does the same read list the versions again, and only new
-ones' texts are read and analysed. A version this process wrote (`written`, told by the summaries' writer after its commit)
-is analysed then, for a namespace held here, so the first search after closing a session reads no text.
+ones' texts are read and analysed. A version this process wrote (`written`, told by the summaries'
+writer after its commit) is analysed then, for a namespace held here, so the first search after
+closing a session reads no text.
 """
 
 from __future__ import annotations

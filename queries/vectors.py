@@ -8,8 +8,8 @@ cache reads the namespace's stamp (`retrieval/vector_stamp`: its sessions' count
 change and turns, in one row) and, only when that moved from the stamp it holds, its session
 revisions in the same read, then reloads only the sessions whose revision changed, dropping those
 that are gone. The revisions are read before the rows, so a write landing in between is seen as a
-change next time, never hidden. Namespaces are evicted
-least recently used once the cache holds more than `max_turns` turns. The cache holds the turns
+change next time, never hidden. Namespaces are evicted least recently used once the cache holds
+more than `max_turns` turns. The cache holds the turns
 that have a vector; while a session has a turn without one (written while the embedder was down),
 the namespace's keyword lists are left to the fulltext indexes.
 
@@ -147,7 +147,7 @@ def _join(blocks: dict[str, _Block], complete: bool) -> HeldNamespace:
     for key in ("turn", "context"):
         parts = [getattr(b, key) for b in ordered if len(b.rows)]
         matrices[key] = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
-    ts = np.array([r[4].timestamp() for r in rows], dtype=np.float64)
+    ts = np.concatenate([b.times() for b in ordered]) if ordered else np.zeros(0, dtype=np.float64)
     starts = np.cumsum([0] + [len(b.rows) for b in ordered])[:-1]
     long = [(b, start) for b, start in zip(ordered, starts) if len(b.owners)]
     passages = np.concatenate([b.passages for b, _ in long]) if long else np.zeros((0, 0), dtype=np.float32)
