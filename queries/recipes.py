@@ -88,7 +88,11 @@ class Recipe(BaseModel):
     summary_text_weight: float = Field(0.1, ge=0)
     # stage 1: weight of BM25 over each session's whole text (its turns' own keys as one document),
     # which finds a session by words its best turns lack; scored from the in-memory cache, so a
-    # namespace too large for it (`keyword_max_turns`) goes without
+    # namespace too large for it (`keyword_max_turns`) goes without. Where the sessions' late list is
+    # read (`session_late_weight`, a late encoder, a cached namespace) it reads each session whole
+    # already and this list is not: beside it, the words list lowered both development splits'
+    # session recall@5 (all evidence: LoCoMo 0.8513 -> 0.8447, LongMemEval-S 0.9384 -> 0.9289 after
+    # closing; docs/retrieval.md)
     session_text_weight: float = Field(0.5, ge=0)
     session_prior: float = Field(1.0, ge=0)  # weight of the session's stage-1 rank in stage 2
     # stage 2, pseudo-relevance feedback (`kg.queries.feedback`): the dense lists read again with the

