@@ -12,7 +12,8 @@
     hierarchical  hybrid, then two stages: sessions ranked by their best turns, their whole text
                   and their summaries (stage 1), turns re-ranked inside the top `sessions` (stage 2),
                   top-K; and, within a token budget, a late-interaction list over stage 1's
-                  first sessions, each session's token vectors as one document
+                  first sessions, each session's token vectors as one document (where it is read,
+                  it stands for the whole text's BM25 list)
 
 Any recipe may add a rerank stage (`reranker`, see `kg.queries.rerank`): the first `rerank_top_n` turns
 of its final list (after stage 2 for hierarchical, the fused list for the others) reordered by a
