@@ -1,15 +1,15 @@
 """Turn and session retrieval by recipe (see `kg.queries.recipes`).
 
-Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn's own text and/or
-its context key), fused by reciprocal rank fusion. Hybrid recipes add the late list (the fused first
-turns by late interaction, `kg.queries.late`) and boosts: the query's time window, the speakers it
-names, the role whose words it asks for, a question's score passed on to a short reply to it.
-The hierarchical recipe then ranks sessions (stage 1: the session's best turns fused with, where the
-namespace is cached, late interaction over its whole text as weighted, else BM25 over it, its
-summaries' BM25 and dense matches as the recipe weights them, the time window) and re-ranks turns inside the top S
-sessions with the session's rank as a prior (stage 2), T per session, twice: the second time with the
-query moved toward the first round's best turns (`kg.queries.feedback`), then top K. A rerank stage
-(`kg.queries.rerank`) reorders the first `rerank_top_n` of that list, its order fused with the fused one.
+Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn's own text and/or its context
+key), fused by reciprocal rank fusion. Hybrid recipes add the late list (the fused first turns by late
+interaction, `kg.queries.late`) and boosts: the query's time window, the speakers it names, the role whose words
+it asks for, a question's score passed on to a short reply to it. The hierarchical recipe then ranks sessions
+(stage 1: the session's best turns fused with, where the namespace is cached, late interaction over its whole
+text as weighted, else BM25 over it, its summaries' BM25 and dense matches as the recipe weights them, the time
+window) and re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), T per
+session, twice: the second time with the query moved toward the first round's best turns
+(`kg.queries.feedback`), then top K. A rerank stage (`kg.queries.rerank`) reorders the first `rerank_top_n` of
+that list, its order fused with the fused one.
 
 Small namespaces are searched by exact cosine over their vectors cached in memory
 (`kg.queries.vectors`); large ones by the HNSW index: filtered to the tenant inside the index where
@@ -188,9 +188,7 @@ class Retriever:
         # the late list's query vectors, on the late encoder's query thread while the lists are read
         late_query = asyncio.wrap_future(self.late.submit_query(query)) \
             if self.late is not None and recipe.late_weight else None
-
-        # the sessions' late list reads each session whole, token by token: where it is read (a cached namespace, a
-        # late encoder) it takes the place of BM25 over the sessions' whole text (`Recipe.session_text_weight`)
+        # where the sessions' late list is read, it stands for BM25 over the whole text (`Recipe.session_text_weight`)
         session_late = late_query is not None and bool(recipe.session_late_weight) and exact
 
         def start(name: object, job: Awaitable) -> None:
@@ -261,12 +259,10 @@ class Retriever:
             return Retrieval([(t, scores[t]) for t in order[:k]], sessions, pool, names, window, vector, hydrated,
                              vector_rows=rows)
 
-        summary_dense, summary_bm25 = done.get("summary:vector", []), done.get("summary:fulltext", [])
-        whole = done.get("sessions:fulltext", [])
         in_window: set[str] = done["window"] if window is not None else set()
         session_of = {c.id: c.session_id for c in pool.values()}
         by_turns = ranking(group_scores(scores, session_of, recipe.session_turns))
-        session_lists = [by_turns, summary_dense, summary_bm25, whole]
+        session_lists = [by_turns, *(done.get(n, []) for n in ("summary:vector", "summary:fulltext", "sessions:fulltext"))]
         session_weights = [1.0, recipe.summary_vector_weight, recipe.summary_text_weight, recipe.session_text_weight]
         if session_late and late_query is not None and self.late is not None:
             with span("retrieval.session_late"):  # stage 1's first sessions again, by late interaction
