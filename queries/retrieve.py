@@ -4,12 +4,12 @@ Every recipe starts from ranked lists of turns (dense and/or BM25, over the turn
 key), fused by reciprocal rank fusion. Hybrid recipes add the late list (the fused first turns by late
 interaction, `kg.queries.late`) and boosts: the query's time window, the speakers it names, the role whose words
 it asks for, a question's score passed on to a short reply to it. The hierarchical recipe then ranks sessions
-(stage 1: the session's best turns fused with, where the namespace is cached, late interaction over its whole
-text as weighted, else BM25 over it, its summaries' BM25 and dense matches as the recipe weights them, the time
-window) and re-ranks turns inside the top S sessions with the session's rank as a prior (stage 2), T per
-session, twice: the second time with the query moved toward the first round's best turns
-(`kg.queries.feedback`), then top K. A rerank stage (`kg.queries.rerank`) reorders the first `rerank_top_n` of
-that list, its order fused with the fused one.
+(stage 1: the session's best turns fused with late interaction over its whole text as weighted where the namespace
+is cached and a late encoder runs, else BM25 over that text where its words are cached, its summaries' BM25 and
+dense matches as the recipe weights them, the time window) and re-ranks turns inside the top S sessions with the
+session's rank as a prior (stage 2), T per session, twice: the second time with the query moved toward the first
+round's best turns (`kg.queries.feedback`), then top K. A rerank stage (`kg.queries.rerank`) reorders the first
+`rerank_top_n` of that list, its order fused with the fused one.
 
 Small namespaces are searched by exact cosine over their vectors cached in memory
 (`kg.queries.vectors`); large ones by the HNSW index: filtered to the tenant inside the index where
