@@ -1,7 +1,7 @@
 """The late list (`Recipe.late_weight`): the fused lists' first turns ranked again by late interaction
 (`kg.core.embedders.late`), each query token's best match among a turn's own token vectors, summed.
-It reads only the turns the other lists already ranked high, so its cost does not grow with the
-namespace: a question on LongMemEval-S's long answers scores about 8,000 tokens, about 5 ms here."""
+It reads only the turns the other lists already ranked high, and of those the first whose tokens fit
+`Recipe.late_budget` (8,192), so its cost grows neither with the namespace nor with its turns' length."""
 
 from __future__ import annotations
 
@@ -23,11 +23,12 @@ log = logging.getLogger(__name__)
 
 
 async def late_list(store: Store, cached: NamespaceVectors | None, late: LateEncoder, namespace: str,
-                    head: list[str], encoded: Awaitable[np.ndarray]) -> list[str]:
-    """`head`'s turns that have token vectors, by their score against the query's (`encoded`), rounded
-    as the dense lists are, then by id, so every door ranks alike; the tokens from the vector cache
-    where it holds the namespace (the exact path: this search refreshed it), else from the store. A
-    failing encoder costs the search its late list (logged), never the search."""
+                    head: list[str], encoded: Awaitable[np.ndarray], budget: int = 0) -> list[str]:
+    """`head`'s turns that have token vectors, in `head`'s order while their tokens together fit
+    `budget` (the first always; 0: all), by their score against the query's (`encoded`), rounded as
+    the dense lists are, then by id, so every door ranks alike; the tokens from the vector cache where
+    it holds the namespace (the exact path: this search refreshed it), else from the store. A failing
+    encoder costs the search its late list (logged), never the search."""
     try:
         query = await encoded
     except Exception as exc:  # noqa: BLE001 - see above
@@ -37,7 +38,7 @@ async def late_list(store: Store, cached: NamespaceVectors | None, late: LateEnc
     if held is None:
         rows = await store.read("retrieval/late_tokens", namespace=namespace, ids=head)
         held = {r["id"]: bytes(r["tokens"]) for r in rows if r["tokens"]}
-    ids = [t for t in head if t in held]
+    ids = _within(budget, [t for t in head if t in held], held)
     if not ids:
         return []
     found = await asyncio.wrap_future(late.submit_scores(query, [held[t] for t in ids]))
@@ -69,6 +70,20 @@ async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, 
     found = await asyncio.wrap_future(late.submit_scores(query, [held[s] for s in ids]))
     score = {s: round(float(v), SCORE_DECIMALS) for s, v in zip(ids, found)}
     return sorted(ids, key=lambda s: (-score[s], s))
+
+
+def _within(budget: int, ids: list[str], held: dict[str, bytes]) -> list[str]:
+    """`ids` in order while their tokens together fit `budget` (the first always; 0: all)."""
+    if not budget:
+        return ids
+    out: list[str] = []
+    spent = 0
+    for t in ids:
+        spent += len(held[t]) // BYTES_PER_TOKEN
+        if out and spent > budget:
+            break
+        out.append(t)
+    return out
 
 
 def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float | None, budget: int,

@@ -125,6 +125,11 @@ class Recipe(BaseModel):
     # not read, the ranking is the one without it. A turn without token vectors is not on the list.
     late_weight: float = Field(0.0, ge=0)
     late_top_n: int = Field(50, ge=2)
+    # ... of which those whose tokens fit this many together, in the fused order (the first always; 0:
+    # all), so a head of long answers costs little more than a head of short turns: LoCoMo's 50 longest
+    # turns hold under 4,000 tokens (it never binds there); on LongMemEval-S the late tokens a search
+    # scores went p95 35,651 -> 23,600 with no question's figures moved (docs/retrieval.md)
+    late_budget: int = Field(8192, ge=0)
     # the sessions' late list (two stages, cached namespaces): the first `session_late_top_n` sessions of
     # stage 1 ranked again by late interaction over each session's token vectors as one document (each
     # query token's best match anywhere in the session: a session that answers every part of a question

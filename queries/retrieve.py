@@ -241,7 +241,7 @@ class Retriever:
         if late_query is not None and self.late is not None:  # the fused lists' first turns, by late interaction
             with span("retrieval.late"):
                 late = await late_list(self.store, self.vectors if exact else None, self.late, namespace,
-                                       ranking(scores)[: recipe.late_top_n], late_query)
+                                       ranking(scores)[: recipe.late_top_n], late_query, recipe.late_budget)
             scores = fused(lists, pool, query, role, window, recipe, signals, late)
         names = named_speakers(query, pool.values())
         if not recipe.two_stage:

@@ -77,6 +77,19 @@ async def test_the_late_list_lifts_a_turn_that_says_it_in_other_words(memory: As
     assert _rank(await _scores(memory, namespace)) < _rank(await _scores(memory, namespace, WITHOUT))
 
 
+async def test_a_token_budget_scores_the_fused_first_turns_that_fit(memory: AsyncMemory, namespace: str) -> None:
+    await _write(memory, namespace)
+    stored = await _tokens(memory, namespace)
+    everything = sum(len(t or b"") for t in stored.values()) // late.BYTES_PER_TOKEN
+
+    def budget(tokens: int) -> Recipe:
+        return RECIPES["hierarchical"].model_copy(update={"late_budget": tokens})
+
+    # a budget that holds every turn's tokens is no budget; one that holds a single token still scores
+    # the fused first turn, which is not the evidence, so the evidence ranks as without the list
+    assert await _scores(memory, namespace, budget(everything)) == await _scores(memory, namespace, budget(0))
+    assert _rank(await _scores(memory, namespace, budget(1))) == _rank(await _scores(memory, namespace, WITHOUT))
+
 async def test_turns_written_without_tokens_get_them_from_the_backfill_job(memory: AsyncMemory, namespace: str
                                                                           ) -> None:
     async with _off() as off:
