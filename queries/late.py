@@ -1,7 +1,7 @@
 """The late list (`Recipe.late_weight`): the fused lists' first turns ranked again by late interaction
 (`kg.core.embedders.late`), each query token's best match among a turn's own token vectors, summed.
 It reads only the turns the other lists already ranked high, and of those the first whose tokens fit
-`Recipe.late_budget` (8,192), so its cost grows neither with the namespace nor with its turns' length."""
+`Recipe.late_budget` (16,384), so its cost grows neither with the namespace nor with its turns' length."""
 
 from __future__ import annotations
 

@@ -126,10 +126,11 @@ class Recipe(BaseModel):
     late_weight: float = Field(0.0, ge=0)
     late_top_n: int = Field(50, ge=2)
     # ... of which those whose tokens fit this many together, in the fused order (the first always; 0:
-    # all), so a head of long answers costs little more than a head of short turns: LoCoMo's 50 longest
-    # turns hold under 4,000 tokens (it never binds there); on LongMemEval-S the late tokens a search
-    # scores went p95 35,651 -> 23,600 with no question's figures moved (docs/retrieval.md)
-    late_budget: int = Field(8192, ge=0)
+    # all), as the sessions' list is bounded, so a head of long answers costs what a bounded one does:
+    # LoCoMo's 50 longest turns hold under 4,000 tokens (it never binds there); on LongMemEval-S's whole
+    # split the late tokens a search scores went max 41,086 -> 32,489 with no question moved, where
+    # 8,192 cut them to 24,322 and cost one question its evidence turn (docs/benchmarks.md, session 33)
+    late_budget: int = Field(16384, ge=0)
     # the sessions' late list (two stages, cached namespaces): the first `session_late_top_n` sessions of
     # stage 1 ranked again by late interaction over each session's token vectors as one document (each
     # query token's best match anywhere in the session: a session that answers every part of a question
