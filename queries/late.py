@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable, Iterator
 from datetime import datetime
 
 import numpy as np
@@ -38,10 +38,11 @@ async def late_list(store: Store, cached: NamespaceVectors | None, late: LateEnc
     if held is None:
         rows = await store.read("retrieval/late_tokens", namespace=namespace, ids=head)
         held = {r["id"]: bytes(r["tokens"]) for r in rows if r["tokens"]}
-    ids = _within(budget, [t for t in head if t in held], held)
-    if not ids:
+    held = _fitting(budget, ((t, [held[t]]) for t in head if t in held))
+    if not held:
         return []
-    found = await asyncio.wrap_future(late.submit_scores(query, [held[t] for t in ids]))
+    ids = list(held)
+    found = await asyncio.wrap_future(late.submit_scores(query, list(held.values())))
     score = {t: round(float(v), SCORE_DECIMALS) for t, v in zip(ids, found)}
     return sorted(ids, key=lambda t: (-score[t], t))
 
@@ -72,27 +73,29 @@ async def session_late_list(cached: NamespaceVectors | None, late: LateEncoder, 
     return sorted(ids, key=lambda s: (-score[s], s))
 
 
-def _within(budget: int, ids: list[str], held: dict[str, bytes]) -> list[str]:
-    """`ids` in order while their tokens together fit `budget` (the first always; 0: all)."""
-    if not budget:
-        return ids
-    out: list[str] = []
+def _fitting(budget: int, keys: Iterable[tuple[str, list[bytes]]]) -> dict[str, bytes]:
+    """Each key's packed token vectors joined, in order while their tokens together fit `budget` (the
+    first always; 0: all); the keys past it are never joined, nor read from a generator."""
+    out: dict[str, bytes] = {}
     spent = 0
-    for t in ids:
-        spent += len(held[t]) // BYTES_PER_TOKEN
-        if out and spent > budget:
+    for key, parts in keys:
+        spent += sum(map(len, parts)) // BYTES_PER_TOKEN
+        if out and budget and spent > budget:
             break
-        out.append(t)
+        out[key] = b"".join(parts)
     return out
 
 
 def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float | None, budget: int,
                     role: Role | None = None) -> dict[str, bytes]:
     """Each of `session_ids`' turns' packed token vectors joined (those at or before `until`, epoch
-    seconds; None: all), in order while their tokens together fit `budget` (the first always; 0: all),
-    so the sessions past it are never copied; a session with none is left out."""
-    out: dict[str, bytes] = {}
-    spent = 0
+    seconds; None: all), in order while their tokens together fit `budget` (`_fitting`), so the
+    sessions past it are never copied; a session with none is left out."""
+    return _fitting(budget, _session_parts(space, session_ids, until, role))
+
+
+def _session_parts(space: HeldNamespace, session_ids: list[str], until: float | None, role: Role | None
+                   ) -> Iterator[tuple[str, list[bytes]]]:
     for s in session_ids:
         block = space.blocks.get(s)
         if block is None:
@@ -100,10 +103,5 @@ def _session_tokens(space: HeldNamespace, session_ids: list[str], until: float |
         by_then = block.times() <= until if until is not None else np.ones(len(block.rows), dtype=bool)
         tokens = [t for r, t, kept in zip(block.rows, block.late, by_then)
                   if t and kept and (role is None or r[6] == role)]
-        if not tokens:
-            continue
-        spent += sum(map(len, tokens)) // BYTES_PER_TOKEN
-        if out and budget and spent > budget:
-            break
-        out[s] = b"".join(tokens)
-    return out
+        if tokens:
+            yield s, tokens

@@ -90,6 +90,7 @@ async def test_a_token_budget_scores_the_fused_first_turns_that_fit(memory: Asyn
     assert await _scores(memory, namespace, budget(everything)) == await _scores(memory, namespace, budget(0))
     assert _rank(await _scores(memory, namespace, budget(1))) == _rank(await _scores(memory, namespace, WITHOUT))
 
+
 async def test_turns_written_without_tokens_get_them_from_the_backfill_job(memory: AsyncMemory, namespace: str
                                                                           ) -> None:
     async with _off() as off:
