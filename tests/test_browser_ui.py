@@ -63,8 +63,14 @@ class BrowserPage:
         await self.page.wait_for_function(
             "n => document.querySelectorAll('[data-testid=\"frame\"]').length > n", arg=frames)
         frame = self.page.locator('[data-testid="frame"]').first  # the newest frame is on top
-        await frame.locator('[data-testid="frameStatusbar"]').wait_for(timeout=30_000)
         self.runs += 1
+        try:
+            await frame.locator('[data-testid="frameStatusbar"]').wait_for(timeout=30_000)
+        except async_api.TimeoutError:  # say what the frame shows instead (an error, a spinner)
+            await self.page.screenshot(path=str(self.shots / f"run-{self.runs}-no-status.png"))
+            shown = " ".join((await frame.inner_text()).split())[-500:]  # past the query
+            raise AssertionError(f"run {self.runs}: no status bar in 30 s; the frame ends: {shown!r} "
+                                 f"(screenshot in {self.shots})") from None
         await self.page.screenshot(path=str(self.shots / f"run-{self.runs}.png"))
         return frame
 
